@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ew_disk.h - disk model and head-position predictor.
+ *
+ * A zoned rotating disk (cylinders, surfaces, sectors per track per zone,
+ * track and cylinder skew), a Ruemmler-Wilkes seek curve, a rotation
+ * period and rotational phase, head switch, write settle and controller
+ * overhead.  From the arm position left by the last completed request and
+ * the time a request starts, it predicts when the request's first sector
+ * passes under the head and when the request completes.  All times are
+ * nanoseconds; no floating point (the same arithmetic runs in the kernel).
+ *
+ * Rotation is global: the angle under every head at time t is
+ * (t - phase_ns) mod rotation_ns, measured in nanoseconds of rotation.
+ * Only the arm (cylinder, surface) depends on the requests served.  This
+ * is MimdRAID's software head-position prediction: calibrate the period
+ * and phase, then track the arm from completions.
+ */
+#ifndef EW_DISK_H
+#define EW_DISK_H
+
+#include "ew_compat.h"
+
+#define EW_DISK_MAX_ZONES	32
+
+struct ew_zone {
+	u32 cylinders;		/* cylinders in this zone */
+	u32 spt;		/* sectors (512 bytes) per track */
+	u32 track_skew;		/* sectors of skew per head switch */
+	u32 cyl_skew;		/* sectors of skew per cylinder switch */
+};
+
+/*
+ * Every parameter is settable (module message, ewsim options).  The
+ * defaults (ew_disk_params_default()) are a Seagate Cheetah 9LP
+ * ST39102, a 2001-era 10,000 RPM SCSI disk.
+ */
+struct ew_disk_params {
+	u64 rotation_ns;	/* one revolution (10,045 RPM: 5,973,120 ns) */
+	u64 phase_ns;		/* a time at which angle 0 is under the heads */
+	u32 heads;		/* recording surfaces */
+	u32 nr_zones;
+	struct ew_zone zones[EW_DISK_MAX_ZONES];	/* outermost first */
+	/* Seek: 0 for d = 0; single_cyl_ns for d = 1; seek_a_ns +
+	 * seek_b_ns * sqrt(d) for d < seek_boundary; seek_c_ns + seek_e_ns * d
+	 * beyond.  seek_b_ns is per sqrt(cylinder), seek_e_ns per cylinder. */
+	u32 single_cyl_ns;
+	u32 seek_a_ns;
+	u32 seek_b_ns;
+	u32 seek_boundary;
+	u32 seek_c_ns;
+	u32 seek_e_ns;
+	u32 head_switch_ns;	/* same cylinder, other surface */
+	u32 write_settle_ns;	/* extra settle before a write */
+	u32 overhead_ns;	/* controller overhead per request */
+};
+
+/* A disk: parameters plus values derived from them and the device size. */
+struct ew_disk {
+	struct ew_disk_params p;
+	u64 nr_sectors;		/* device size the model covers */
+	u32 nr_cylinders;	/* total, last zone extended to cover the device */
+	u32 zone_cyl[EW_DISK_MAX_ZONES + 1];	/* first cylinder of each zone */
+	u64 zone_lba[EW_DISK_MAX_ZONES + 1];	/* first LBA of each zone */
+	u32 zone_cylinders[EW_DISK_MAX_ZONES];	/* effective (last extended) */
+};
+
+/* Where a sector lies. */
+struct ew_pos {
+	u32 cyl;
+	u32 head;
+	u32 sector;		/* index within its track */
+	u32 spt;		/* sectors on this track */
+	u32 zone;
+};
+
+/*
+ * The predictor's state for one disk: where the arm is and when the disk
+ * finishes the work already sent to it.
+ */
+struct ew_head {
+	u32 cyl;
+	u32 head;
+	u64 free_at_ns;		/* predicted completion of queued work */
+};
+
+/* A predicted access, broken down. */
+struct ew_access {
+	u64 start_ns;		/* when the disk starts this request */
+	u64 seek_ns;		/* overhead + seek/switch + settle */
+	u64 rot_ns;		/* rotational wait */
+	u64 xfer_ns;		/* media transfer */
+	u64 total_ns;		/* seek + rot + xfer */
+	u64 end_ns;		/* start + total */
+};
+
+void ew_disk_params_default(struct ew_disk_params *p);
+/* Checks the parameters; returns 0 or -EINVAL and a static reason. */
+int ew_disk_params_check(const struct ew_disk_params *p, const char **why);
+/* Builds the model for a device of nr_sectors (zones extended/truncated). */
+int ew_disk_init(struct ew_disk *d, const struct ew_disk_params *p,
+		 u64 nr_sectors);
+
+u32 ew_disk_nr_tracks(const struct ew_disk *d);
+void ew_disk_lba_to_pos(const struct ew_disk *d, u64 lba, struct ew_pos *pos);
+u64 ew_disk_track_first_lba(const struct ew_disk *d, u32 track);
+u32 ew_disk_track_spt(const struct ew_disk *d, u32 track);
+static inline u32 ew_disk_track_of(const struct ew_disk *d,
+				   const struct ew_pos *pos)
+{
+	return pos->cyl * d->p.heads + pos->head;
+}
+
+/* Rotation, in ns of rotation within [0, rotation_ns). */
+u64 ew_disk_angle_at(const struct ew_disk *d, u64 t_ns);
+u64 ew_disk_sector_angle(const struct ew_disk *d, const struct ew_pos *pos);
+u64 ew_disk_seek_ns(const struct ew_disk *d, u32 from_cyl, u32 to_cyl);
+
+/*
+ * Predicted service of [lba, lba + nsect) from head h, the disk starting
+ * at max(now_ns, h->free_at_ns).  Pure: h is not changed.
+ */
+void ew_disk_predict(const struct ew_disk *d, const struct ew_head *h,
+		     u64 now_ns, u64 lba, u32 nsect, bool write,
+		     struct ew_access *a);
+/* A request completed at end_ns: the arm is where its last sector was. */
+void ew_head_complete(const struct ew_disk *d, struct ew_head *h,
+		      u64 lba, u32 nsect, u64 end_ns);
+
+#endif /* EW_DISK_H */

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ew_place.h - placement and scheduling decisions (FAST 2002, section 3).
+ *
+ * Pure functions over a view of the member disks: their models, the
+ * predictor's head state, their free-block maps and queue lengths.  The
+ * caller (the target, ewsim) owns the state, the locking and the clock;
+ * these functions only decide:
+ *  - where a write's replica goes: among the candidate disks, the idle one
+ *    whose head is closest to a free block, else the one with the shortest
+ *    queue; on that disk the free block reached first (eager layouts), or
+ *    the fixed home (raid10, ddm's home step);
+ *  - which replica a read goes to: the one predicted to be reached first;
+ *  - on one disk, SATF-EW: serve the nearest queued read or eager-write to
+ *    the nearest free block, whichever is reached first.
+ */
+#ifndef EW_PLACE_H
+#define EW_PLACE_H
+
+#include "ew_compat.h"
+#include "ew_disk.h"
+#include "ew_freemap.h"
+#include "ew_geom.h"
+
+/* The placement view of one member disk. */
+struct ew_pdisk {
+	const struct ew_disk *model;
+	const struct ew_head *head;
+	const struct ew_freemap *fm;	/* NULL: no free space on this disk */
+	u32 queued;			/* foreground requests queued/in flight */
+	bool failed;
+};
+
+struct ew_choice {
+	u32 index;		/* index into the candidates */
+	u32 disk;
+	u64 block;		/* physical block to write or read */
+	u64 cost_ns;		/* predicted completion - now */
+};
+
+/*
+ * The free block of pd reached first by a write of one block issued at
+ * now_ns; EW_NO_BLOCK when the map has none.  *cost_ns: predicted
+ * completion - now_ns.  Walks cylinders outward from the head, skipping
+ * cylinders without free blocks, and stops once the seek alone exceeds
+ * the best found.
+ */
+u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
+			  u64 now_ns, u64 *cost_ns);
+
+/*
+ * Chooses where one write replica goes.  cand[0..n-1] are the block's
+ * replicas (disk, home); a candidate whose bit is set in skip_mask (the
+ * replicas already chosen or up to date) or whose disk failed is not
+ * considered.  eager: write to the nearest free block; otherwise to the
+ * candidate's home.  Returns 0, or -ENOSPC when no candidate can take it.
+ */
+int ew_place_write(const struct ew_pdisk *disks, const struct ew_replica *cand,
+		   u32 n, u32 skip_mask, bool eager, u32 block_sectors,
+		   u64 now_ns, struct ew_choice *out);
+
+/*
+ * Chooses which replica a read of nsect sectors goes to: disk[i] holds the
+ * data at block[i]; candidates in skip_mask or on failed disks are not
+ * considered.  Returns 0, or -ENODATA when no replica is readable.
+ */
+int ew_place_read(const struct ew_pdisk *disks, const u32 *disk,
+		  const u64 *block, u32 n, u32 skip_mask, u32 block_sectors,
+		  u32 nsect, u64 now_ns, struct ew_choice *out);
+
+/*
+ * SATF-EW for one disk: read_lba[0..nreads-1] are the queued reads (nsect
+ * sectors each).  Returns the index of the read to serve next, or -1 when
+ * an eager write to *block (the nearest free block) is reached first (only
+ * considered when have_write).  -2 when there is nothing to do.
+ */
+int ew_place_satf_ew(const struct ew_pdisk *pd, const u64 *read_lba,
+		     u32 nreads, u32 nsect, bool have_write, u32 block_sectors,
+		     u64 now_ns, u64 *block, u64 *cost_ns);
+
+#endif /* EW_PLACE_H */
