@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ew_table.h - the table line's words, parsed and printed back.
+ *
+ *   <layout> <#layout_args> [<key> <value>]... <metadata_dev>
+ *   <#data_devs> <data_dev>... [<#feature_args> [<feature>]...]
+ *
+ * Shared by the target's constructor and STATUSTYPE_TABLE, KUnit, the
+ * unit tests and ewctl's table builder, so that what is accepted and what
+ * is printed back cannot drift apart.  Device words are only checked for
+ * count and distinctness here; opening them is the target's job.
+ * Error strings are static (they become ti->error).
+ */
+#ifndef EW_TABLE_H
+#define EW_TABLE_H
+
+#include "ew_compat.h"
+#include "ew_geom.h"
+
+/* Keys of <layout_args>, in the canonical order TABLE prints them. */
+enum ew_key {
+	EW_KEY_MIRRORS = 0,
+	EW_KEY_DILUTION,
+	EW_KEY_SYNC,
+	EW_KEY_CHUNK_SECTORS,
+	EW_KEY_BLOCK_SIZE,
+	EW_KEY_DELAY_QUEUE,
+	EW_KEY_NR
+};
+
+#define EW_DEFAULT_MIRRORS		2
+#define EW_DEFAULT_DILUTION_X100	200
+#define EW_DEFAULT_SYNC			1
+#define EW_DEFAULT_CHUNK_SECTORS	128
+#define EW_DEFAULT_BLOCK_SIZE		4096
+#define EW_DEFAULT_DELAY_QUEUE		10000
+
+struct ew_table_args {
+	enum ew_layout layout;
+	u32 mirrors;
+	u32 dilution_x100;
+	u32 sync;
+	u32 chunk_sectors;
+	u32 block_size;		/* bytes */
+	u32 delay_queue;
+	u32 given;		/* bit (1 << ew_key) set: key given in the line */
+	const char *metadata_dev;
+	u32 nr_disks;
+	const char *data_devs[EW_MAX_DISKS];
+	u32 nr_features;
+};
+
+/*
+ * Parses argv[0..argc-1] (the words after "eagerwrite").  Returns 0, or
+ * -EINVAL with *error set to a static message naming the argument and
+ * what is wrong with it.  On success every field is set (defaults for
+ * keys not given) and the combination has been checked (sync <= mirrors,
+ * device count against the layout, ...).
+ */
+int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
+		   const char **error);
+
+/* Geometry parameters of a parsed table for members of disk_sectors. */
+void ew_table_geom_params(const struct ew_table_args *t, u64 disk_sectors,
+			  struct ew_geom_params *p);
+
+/*
+ * Prints "<layout> <#layout_args> [<key> <value>]..." with the keys that
+ * were given, in canonical order, so that the line reloads exactly.
+ * Returns the length it would print (snprintf semantics).
+ */
+int ew_table_format_layout(const struct ew_table_args *t, char *buf,
+			   size_t len);
+
+const char *ew_key_name(enum ew_key k);
+
+#endif /* EW_TABLE_H */
