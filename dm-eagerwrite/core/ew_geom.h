@@ -10,17 +10,26 @@
  *   r * chunk_blocks + o and is updated in place.
  * ew: W = N / Dm.  Replica k may be written on disk k * W + col,
  *   anywhere in that disk's region [0, region_blocks); it has no home.
- *   Each disk carries a share of ceil(len / (W * chunk)) chunks, and the
- *   region is share * Dd blocks, so the region is len * Dm * Dd / N:
- *   a shorter volume means a smaller region and shorter seeks.  The
- *   paper's Ds is N / (Dd * Dm) at full use of the region.
+ *   Each disk carries a share of ceil(len / (W * chunk)) chunks
+ *   (share_blocks = that * chunk_blocks), and the region is
+ *   ceil(share_blocks * Dd) blocks, about len * Dm * Dd / N: a shorter
+ *   volume means a smaller region and shorter seeks.  The paper's Ds is
+ *   disk_blocks / region_blocks; it is N / (Dd * Dm) when len is one
+ *   member's size, as in the paper.
  * ddm: N / 2 pairs.  Pair p = c % P (P = N / 2), row r = c / P.  The
  *   home disk is 2p + (r & 1), the other disk of the pair is the
  *   write-anywhere partner.  Each disk is cut into units of unit_blocks =
  *   chunk_blocks + ceil(chunk_blocks * Dd): the first chunk_blocks of unit
  *   u hold the homes of row 2u + (disk & 1), the rest is write-anywhere
  *   space.  Replica 0 is the home replica (home set), replica 1 the
- *   partner's (no home).
+ *   partner's (no home).  Rows in use: ceil(len / (P * chunk)); the
+ *   region is ceil(rows / 2) units.
+ *
+ * Capacity is the largest len whose region fits in disk_blocks: raid10
+ * floor(disk / chunk) * chunk * W; ew the largest whole-chunk share with
+ * ceil(share * Dd) <= disk, times W; ddm floor(disk / unit) * 2 * chunk
+ * * P.  raid10's region is rows * chunk with rows = ceil(len / (W *
+ * chunk)).  Blocks past the region are never used.
  */
 #ifndef EW_GEOM_H
 #define EW_GEOM_H
@@ -38,6 +47,10 @@ enum ew_layout {
 #define EW_MAX_DISKS		64
 #define EW_MAX_MIRRORS		8
 #define EW_MAX_DILUTION_X100	10000	/* dilution at most 100 */
+#define EW_MIN_BLOCK_SECTORS	8	/* 4096 bytes */
+#define EW_MAX_BLOCK_SECTORS	128	/* 65536 bytes */
+#define EW_MAX_CHUNK_SECTORS	2097152U	/* 1 GiB: unit_blocks fits u32 */
+#define EW_MAX_DISK_SECTORS	0x1000000000000ULL /* 2^48: 128 PiB */
 
 struct ew_geom_params {
 	enum ew_layout layout;
@@ -82,6 +95,12 @@ static inline bool ew_layout_eager(enum ew_layout l)
 int ew_geom_check(const struct ew_geom_params *p, const char **why);
 /* Largest logical length in blocks (0 if params are invalid). */
 u64 ew_geom_capacity_blocks(const struct ew_geom_params *p);
+/*
+ * A target length in sectors as blocks: non-zero, a multiple of the
+ * block and at most the capacity (else -EINVAL and a message in *why).
+ */
+int ew_geom_len_blocks(const struct ew_geom_params *p, u64 len_sectors,
+		       u64 *len_blocks, const char **why);
 /* len_blocks must be 1..capacity. */
 int ew_geom_init(struct ew_geom *g, const struct ew_geom_params *p,
 		 u64 len_blocks, const char **why);
@@ -89,8 +108,14 @@ int ew_geom_init(struct ew_geom *g, const struct ew_geom_params *p,
 u32 ew_geom_map(const struct ew_geom *g, u64 lblock, struct ew_replica *r);
 /* Is pblock on disk a fixed home (ddm, raid10)? Never true for ew. */
 bool ew_geom_is_home(const struct ew_geom *g, u32 disk, u64 pblock);
-/* The paper's Ds * 100 for this length: N * 100 / (Dd * Dm) scaled by
- * the region's share of the disk; informational (status). */
+/*
+ * The paper's Ds * 100 for this length: disk_blocks * 100 / region_blocks
+ * (each member uses 1/Ds of its blocks).  For ew it is N / (Dd * Dm)
+ * when len is one member's size (the paper's setup) and 1 at capacity;
+ * informational (status).
+ */
 u32 ew_geom_stripe_x100(const struct ew_geom *g);
+/* The i-th message ew_geom_check()/_init() can set; NULL past the last. */
+const char *ew_geom_error(unsigned int i);
 
 #endif /* EW_GEOM_H */

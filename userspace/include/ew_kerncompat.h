@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>		/* snprintf, as in the kernel */
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
