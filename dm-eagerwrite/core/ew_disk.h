@@ -36,14 +36,16 @@ struct ew_zone {
  * ST39102, a 2001-era 10,000 RPM SCSI disk.
  */
 struct ew_disk_params {
-	u64 rotation_ns;	/* one revolution (10,045 RPM: 5,973,120 ns) */
+	u64 rotation_ns;	/* one revolution (10,045 RPM: 5,973,121 ns) */
 	u64 phase_ns;		/* a time at which angle 0 is under the heads */
 	u32 heads;		/* recording surfaces */
 	u32 nr_zones;
 	struct ew_zone zones[EW_DISK_MAX_ZONES];	/* outermost first */
-	/* Seek: 0 for d = 0; single_cyl_ns for d = 1; seek_a_ns +
+	/*
+	 * Seek: 0 for d = 0; single_cyl_ns for d = 1; seek_a_ns +
 	 * seek_b_ns * sqrt(d) for d < seek_boundary; seek_c_ns + seek_e_ns * d
-	 * beyond.  seek_b_ns is per sqrt(cylinder), seek_e_ns per cylinder. */
+	 * beyond.  seek_b_ns is per sqrt(cylinder), seek_e_ns per cylinder.
+	 */
 	u32 single_cyl_ns;
 	u32 seek_a_ns;
 	u32 seek_b_ns;
@@ -63,6 +65,8 @@ struct ew_disk {
 	u32 zone_cyl[EW_DISK_MAX_ZONES + 1];	/* first cylinder of each zone */
 	u64 zone_lba[EW_DISK_MAX_ZONES + 1];	/* first LBA of each zone */
 	u32 zone_cylinders[EW_DISK_MAX_ZONES];	/* effective (last extended) */
+	/* zones the device reaches; those past it have no cylinders */
+	u32 nr_zones;
 };
 
 /* Where a sector lies. */
@@ -115,15 +119,31 @@ static inline u32 ew_disk_track_of(const struct ew_disk *d,
 u64 ew_disk_angle_at(const struct ew_disk *d, u64 t_ns);
 u64 ew_disk_sector_angle(const struct ew_disk *d, const struct ew_pos *pos);
 u64 ew_disk_seek_ns(const struct ew_disk *d, u32 from_cyl, u32 to_cyl);
+/* Least seek time over all distances >= dist (the curve may dip). */
+u64 ew_disk_seek_lower_bound(const struct ew_disk *d, u32 dist);
+/*
+ * The first sector of pos's track (pos->sector ignored) whose start
+ * passes under the head at or after the given angle.
+ */
+u32 ew_disk_first_sector_after(const struct ew_disk *d,
+			       const struct ew_pos *pos, u64 angle);
 
 /*
  * Predicted service of [lba, lba + nsect) from head h, the disk starting
- * at max(now_ns, h->free_at_ns).  Pure: h is not changed.
+ * at max(now_ns, h->free_at_ns).  Pure: h is not changed.  Positioning is
+ * overhead + seek (other cylinder) or head switch (other surface), plus
+ * the write settle for every write; then the rotational wait for the
+ * first sector; a transfer running off a track adds the switch to the
+ * next track and the wait for its sector 0 (the skew).
  */
 void ew_disk_predict(const struct ew_disk *d, const struct ew_head *h,
 		     u64 now_ns, u64 lba, u32 nsect, bool write,
 		     struct ew_access *a);
-/* A request completed at end_ns: the arm is where its last sector was. */
+/*
+ * A request completed at end_ns: the arm is where its last sector was,
+ * and the disk is busy until at least end_ns (free_at_ns never goes back:
+ * work queued behind the request may end later).
+ */
 void ew_head_complete(const struct ew_disk *d, struct ew_head *h,
 		      u64 lba, u32 nsect, u64 end_ns);
 
