@@ -70,3 +70,8 @@ bench: module userspace
 clean:
 	-$(KMAKE) clean 2>/dev/null
 	rm -rf $(BUILD)
+
+# The emulated rotating disk the tests run on (tests/hddsim/, not shipped).
+.PHONY: hddsim
+hddsim: deps
+	$(MAKE) -C tests/hddsim KVER=$(KVER)
