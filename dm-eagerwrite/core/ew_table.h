@@ -34,6 +34,7 @@ enum ew_key {
 #define EW_DEFAULT_CHUNK_SECTORS	128
 #define EW_DEFAULT_BLOCK_SIZE		4096
 #define EW_DEFAULT_DELAY_QUEUE		10000
+#define EW_MAX_DELAY_QUEUE		10000000
 
 struct ew_table_args {
 	enum ew_layout layout;
@@ -73,5 +74,31 @@ int ew_table_format_layout(const struct ew_table_args *t, char *buf,
 			   size_t len);
 
 const char *ew_key_name(enum ew_key k);
+/* Does layout l accept key k (the key's allow-mask)? */
+bool ew_key_allowed(enum ew_key k, enum ew_layout l);
+
+/*
+ * The whole line after "eagerwrite", devices and a feature count ("0")
+ * included, in the form ew_table_parse() reads back.  snprintf semantics.
+ */
+int ew_table_format(const struct ew_table_args *t, char *buf, size_t len);
+
+/*
+ * The geometry of a parsed table for members of disk_sectors and a
+ * target of len_sectors: ew_table_geom_params(), the length checks of
+ * ew_geom_len_blocks() and ew_geom_init().  -EINVAL with *error set.
+ */
+int ew_table_geom(const struct ew_table_args *t, u64 disk_sectors,
+		  u64 len_sectors, struct ew_geom *g, const char **error);
+
+/* The i-th message ew_table_parse() can set; NULL past the last. */
+const char *ew_table_error(unsigned int i);
+
+/*
+ * Strict decimal: digits only (no sign, space or prefix), no trailing
+ * junk.  -EINVAL for bad syntax, -ERANGE on overflow.
+ */
+int ew_parse_u32(const char *s, u32 *v);
+int ew_parse_u64(const char *s, u64 *v);
 
 #endif /* EW_TABLE_H */

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ew_table.c - parses the words of an eagerwrite table line and prints
+ * them back (see ew_table.h for the syntax), in the manner of dm-raid:
+ * one table of keys drives parsing and printing, each key has an
+ * allow-mask of layouts, and every rejection is a static message naming
+ * the argument and what is wrong with it.  All messages are in
+ * ew_table_msgs[] below and in Documentation/table-errors.rst.
+ */
+#include "ew_table.h"
+
+enum ew_table_err {
+	EW_TERR_NONE = 0,
+	EW_TERR_MISSING_LAYOUT,
+	EW_TERR_LAYOUT,
+	EW_TERR_MISSING_NR_ARGS,
+	EW_TERR_NR_ARGS,
+	EW_TERR_ODD_ARGS,
+	EW_TERR_FEW_ARGS,
+	EW_TERR_KEY,
+	EW_TERR_DILUTION_RAID10,
+	EW_TERR_DUP_MIRRORS,
+	EW_TERR_DUP_DILUTION,
+	EW_TERR_DUP_SYNC,
+	EW_TERR_DUP_CHUNK,
+	EW_TERR_DUP_BLOCK,
+	EW_TERR_DUP_DELAY,
+	EW_TERR_MIRRORS,
+	EW_TERR_MIRRORS_RANGE,
+	EW_TERR_MIRRORS_DDM,
+	EW_TERR_DILUTION,
+	EW_TERR_DILUTION_RANGE,
+	EW_TERR_SYNC,
+	EW_TERR_SYNC_MIRRORS,
+	EW_TERR_CHUNK,
+	EW_TERR_CHUNK_POW2,
+	EW_TERR_CHUNK_SMALL,
+	EW_TERR_CHUNK_LARGE,
+	EW_TERR_BLOCK,
+	EW_TERR_BLOCK_RANGE,
+	EW_TERR_DELAY,
+	EW_TERR_DELAY_RANGE,
+	EW_TERR_MISSING_META,
+	EW_TERR_MISSING_NR_DEVS,
+	EW_TERR_NR_DEVS,
+	EW_TERR_NR_DEVS_RANGE,
+	EW_TERR_FEW_DEVS,
+	EW_TERR_DEVS_DIVISIBLE,
+	EW_TERR_DEVS_DDM_ODD,
+	EW_TERR_DUP_DEV,
+	EW_TERR_META_IS_DATA,
+	EW_TERR_NR_FEATURES,
+	EW_TERR_FEW_FEATURES,
+	EW_TERR_FEATURE,
+	EW_TERR_TRAILING,
+	EW_TERR_NR
+};
+
+static const char *const ew_table_msgs[EW_TERR_NR] = {
+	[EW_TERR_MISSING_LAYOUT] = "Missing layout",
+	[EW_TERR_LAYOUT] = "Unknown layout",
+	[EW_TERR_MISSING_NR_ARGS] = "Missing number of layout arguments",
+	[EW_TERR_NR_ARGS] = "Invalid number of layout arguments",
+	[EW_TERR_ODD_ARGS] = "Odd number of layout arguments",
+	[EW_TERR_FEW_ARGS] = "Not enough layout arguments",
+	[EW_TERR_KEY] = "Unknown key",
+	[EW_TERR_DILUTION_RAID10] = "Key dilution not allowed for layout raid10",
+	[EW_TERR_DUP_MIRRORS] = "Duplicate key mirrors",
+	[EW_TERR_DUP_DILUTION] = "Duplicate key dilution",
+	[EW_TERR_DUP_SYNC] = "Duplicate key sync",
+	[EW_TERR_DUP_CHUNK] = "Duplicate key chunk_sectors",
+	[EW_TERR_DUP_BLOCK] = "Duplicate key block_size",
+	[EW_TERR_DUP_DELAY] = "Duplicate key delay_queue",
+	[EW_TERR_MIRRORS] = "Invalid mirrors value",
+	[EW_TERR_MIRRORS_RANGE] = "mirrors out of range (2 to 8)",
+	[EW_TERR_MIRRORS_DDM] = "mirrors must be 2 for layout ddm",
+	[EW_TERR_DILUTION] = "Invalid dilution value",
+	[EW_TERR_DILUTION_RANGE] = "dilution out of range (1 to 100)",
+	[EW_TERR_SYNC] = "Invalid sync value (1 or 2)",
+	[EW_TERR_SYNC_MIRRORS] = "sync exceeds mirrors",
+	[EW_TERR_CHUNK] = "Invalid chunk_sectors value",
+	[EW_TERR_CHUNK_POW2] = "chunk_sectors must be a power of two",
+	[EW_TERR_CHUNK_SMALL] = "chunk_sectors smaller than a block",
+	[EW_TERR_CHUNK_LARGE] = "chunk_sectors too large (at most 2097152)",
+	[EW_TERR_BLOCK] = "Invalid block_size value",
+	[EW_TERR_BLOCK_RANGE] = "block_size must be a power of two from 4096 to 65536",
+	[EW_TERR_DELAY] = "Invalid delay_queue value",
+	[EW_TERR_DELAY_RANGE] = "delay_queue out of range (1 to 10000000)",
+	[EW_TERR_MISSING_META] = "Missing metadata device",
+	[EW_TERR_MISSING_NR_DEVS] = "Missing number of data devices",
+	[EW_TERR_NR_DEVS] = "Invalid number of data devices",
+	[EW_TERR_NR_DEVS_RANGE] = "Wrong number of data devices (2 to 64)",
+	[EW_TERR_FEW_DEVS] = "Not enough data devices",
+	[EW_TERR_DEVS_DIVISIBLE] = "Number of data devices not divisible by mirrors",
+	[EW_TERR_DEVS_DDM_ODD] = "Odd number of data devices for layout ddm",
+	[EW_TERR_DUP_DEV] = "Duplicate data device",
+	[EW_TERR_META_IS_DATA] = "Metadata device is also a data device",
+	[EW_TERR_NR_FEATURES] = "Invalid number of feature arguments",
+	[EW_TERR_FEW_FEATURES] = "Not enough feature arguments",
+	[EW_TERR_FEATURE] = "Unknown feature",
+	[EW_TERR_TRAILING] = "Too many arguments",
+};
+
+#define EW_LAYOUT_BIT(l)	(1U << (l))
+#define EW_ALL_LAYOUTS		((1U << EW_LAYOUT_NR) - 1)
+
+/*
+ * The keys of <layout_args>, indexed by enum ew_key (the order TABLE
+ * prints them in).  A key is accepted only for the layouts in its mask;
+ * forbidden[] names the message for each layout outside it.
+ */
+static const struct ew_key_info {
+	const char *name;
+	u32 layouts;
+	enum ew_table_err dup;
+	enum ew_table_err forbidden[EW_LAYOUT_NR];
+} ew_keys[EW_KEY_NR] = {
+	[EW_KEY_MIRRORS] = { "mirrors", EW_ALL_LAYOUTS, EW_TERR_DUP_MIRRORS },
+	[EW_KEY_DILUTION] = {
+		"dilution",
+		EW_LAYOUT_BIT(EW_LAYOUT_DDM) | EW_LAYOUT_BIT(EW_LAYOUT_EW),
+		EW_TERR_DUP_DILUTION,
+		{ [EW_LAYOUT_RAID10] = EW_TERR_DILUTION_RAID10 },
+	},
+	[EW_KEY_SYNC] = { "sync", EW_ALL_LAYOUTS, EW_TERR_DUP_SYNC },
+	[EW_KEY_CHUNK_SECTORS] = {
+		"chunk_sectors", EW_ALL_LAYOUTS, EW_TERR_DUP_CHUNK
+	},
+	[EW_KEY_BLOCK_SIZE] = {
+		"block_size", EW_ALL_LAYOUTS, EW_TERR_DUP_BLOCK
+	},
+	[EW_KEY_DELAY_QUEUE] = {
+		"delay_queue", EW_ALL_LAYOUTS, EW_TERR_DUP_DELAY
+	},
+};
+
+const char *ew_table_error(unsigned int i)
+{
+	return i + 1 < EW_TERR_NR ? ew_table_msgs[i + 1] : NULL;
+}
+
+const char *ew_key_name(enum ew_key k)
+{
+	return (unsigned int)k < EW_KEY_NR ? ew_keys[k].name : "unknown";
+}
+
+bool ew_key_allowed(enum ew_key k, enum ew_layout l)
+{
+	return (unsigned int)k < EW_KEY_NR && (unsigned int)l < EW_LAYOUT_NR &&
+	       (ew_keys[k].layouts & EW_LAYOUT_BIT(l));
+}
+
+int ew_parse_u64(const char *s, u64 *v)
+{
+	u64 r = 0;
+	u32 d;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		d = (u32)(*s - '0');
+		if (r > div_u64(~0ULL - d, 10))
+			return -ERANGE;
+		r = r * 10 + d;
+	}
+	*v = r;
+	return 0;
+}
+
+int ew_parse_u32(const char *s, u32 *v)
+{
+	u64 r;
+	int ret = ew_parse_u64(s, &r);
+
+	if (ret)
+		return ret;
+	if (r > (u32)~0U)
+		return -ERANGE;
+	*v = (u32)r;
+	return 0;
+}
+
+static bool ew_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* One key's value; the layout is known, cross-key checks come later. */
+static enum ew_table_err ew_parse_value(struct ew_table_args *t,
+					enum ew_key k, const char *s)
+{
+	u32 v;
+	int ret;
+
+	switch (k) {
+	case EW_KEY_MIRRORS:
+		ret = ew_parse_u32(s, &v);
+		if (ret == -EINVAL)
+			return EW_TERR_MIRRORS;
+		if (ret)
+			v = ~0U;
+		if (t->layout == EW_LAYOUT_DDM && v != 2)
+			return EW_TERR_MIRRORS_DDM;
+		if (v < 2 || v > EW_MAX_MIRRORS)
+			return EW_TERR_MIRRORS_RANGE;
+		t->mirrors = v;
+		break;
+	case EW_KEY_DILUTION:
+		ret = ew_parse_dilution(s, &v);
+		if (ret == -ERANGE)
+			return EW_TERR_DILUTION_RANGE;
+		if (ret)
+			return EW_TERR_DILUTION;
+		t->dilution_x100 = v;
+		break;
+	case EW_KEY_SYNC:
+		if (ew_parse_u32(s, &v) || v < 1 || v > 2)
+			return EW_TERR_SYNC;
+		t->sync = v;
+		break;
+	case EW_KEY_CHUNK_SECTORS:
+		ret = ew_parse_u32(s, &v);
+		if (ret == -EINVAL)
+			return EW_TERR_CHUNK;
+		if (ret)
+			return EW_TERR_CHUNK_LARGE;
+		if (!ew_pow2(v))
+			return EW_TERR_CHUNK_POW2;
+		if (v > EW_MAX_CHUNK_SECTORS)
+			return EW_TERR_CHUNK_LARGE;
+		t->chunk_sectors = v;
+		break;
+	case EW_KEY_BLOCK_SIZE:
+		ret = ew_parse_u32(s, &v);
+		if (ret == -EINVAL)
+			return EW_TERR_BLOCK;
+		if (ret || !ew_pow2(v) || v < EW_MIN_BLOCK_SECTORS * 512 ||
+		    v > EW_MAX_BLOCK_SECTORS * 512)
+			return EW_TERR_BLOCK_RANGE;
+		t->block_size = v;
+		break;
+	case EW_KEY_DELAY_QUEUE:
+		ret = ew_parse_u32(s, &v);
+		if (ret == -EINVAL)
+			return EW_TERR_DELAY;
+		if (ret || v < 1 || v > EW_MAX_DELAY_QUEUE)
+			return EW_TERR_DELAY_RANGE;
+		t->delay_queue = v;
+		break;
+	default:
+		return EW_TERR_KEY;
+	}
+	return EW_TERR_NONE;
+}
+
+static enum ew_table_err ew_parse_layout_args(struct ew_table_args *t,
+					      unsigned int nargs, char **argv)
+{
+	enum ew_table_err e;
+	unsigned int i, k;
+
+	for (i = 0; i + 1 < nargs; i += 2) {
+		for (k = 0; k < EW_KEY_NR; k++)
+			if (!strcmp(argv[i], ew_keys[k].name))
+				break;
+		if (k == EW_KEY_NR)
+			return EW_TERR_KEY;
+		if (!(ew_keys[k].layouts & EW_LAYOUT_BIT(t->layout))) {
+			e = ew_keys[k].forbidden[t->layout];
+			return e ? e : EW_TERR_KEY;
+		}
+		if (t->given & (1U << k))
+			return ew_keys[k].dup;
+		e = ew_parse_value(t, (enum ew_key)k, argv[i + 1]);
+		if (e)
+			return e;
+		t->given |= 1U << k;
+	}
+	if (t->sync > t->mirrors)
+		return EW_TERR_SYNC_MIRRORS;
+	if (t->chunk_sectors < t->block_size / 512)
+		return EW_TERR_CHUNK_SMALL;
+	return EW_TERR_NONE;
+}
+
+static enum ew_table_err ew_parse_devs(struct ew_table_args *t,
+				       unsigned int argc, char **argv,
+				       unsigned int *used)
+{
+	unsigned int i, j;
+	u32 n;
+	int ret;
+
+	if (argc < 1)
+		return EW_TERR_MISSING_META;
+	t->metadata_dev = argv[0];
+	if (argc < 2)
+		return EW_TERR_MISSING_NR_DEVS;
+	ret = ew_parse_u32(argv[1], &n);
+	if (ret == -EINVAL)
+		return EW_TERR_NR_DEVS;
+	if (ret || n < EW_MIN_DISKS || n > EW_MAX_DISKS)
+		return EW_TERR_NR_DEVS_RANGE;
+	if (n > argc - 2)
+		return EW_TERR_FEW_DEVS;
+	if (t->layout == EW_LAYOUT_DDM && (n & 1))
+		return EW_TERR_DEVS_DDM_ODD;
+	if (n % t->mirrors)
+		return EW_TERR_DEVS_DIVISIBLE;
+	t->nr_disks = n;
+	for (i = 0; i < n; i++) {
+		t->data_devs[i] = argv[2 + i];
+		if (!strcmp(t->data_devs[i], t->metadata_dev))
+			return EW_TERR_META_IS_DATA;
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->data_devs[i], t->data_devs[j]))
+				return EW_TERR_DUP_DEV;
+	}
+	*used = 2 + n;
+	return EW_TERR_NONE;
+}
+
+static enum ew_table_err ew_parse_features(struct ew_table_args *t,
+					   unsigned int argc, char **argv)
+{
+	u32 n;
+
+	t->nr_features = 0;
+	if (!argc)
+		return EW_TERR_NONE;	/* a missing count means none */
+	if (ew_parse_u32(argv[0], &n))
+		return EW_TERR_NR_FEATURES;
+	if (n > argc - 1)
+		return EW_TERR_FEW_FEATURES;
+	/* No feature is defined yet: any word is unknown. */
+	if (n)
+		return EW_TERR_FEATURE;
+	if (argc > 1 + n)
+		return EW_TERR_TRAILING;
+	t->nr_features = n;
+	return EW_TERR_NONE;
+}
+
+static void ew_table_defaults(struct ew_table_args *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->mirrors = EW_DEFAULT_MIRRORS;
+	t->dilution_x100 = EW_DEFAULT_DILUTION_X100;
+	t->sync = EW_DEFAULT_SYNC;
+	t->chunk_sectors = EW_DEFAULT_CHUNK_SECTORS;
+	t->block_size = EW_DEFAULT_BLOCK_SIZE;
+	t->delay_queue = EW_DEFAULT_DELAY_QUEUE;
+}
+
+static enum ew_table_err ew_parse_all(unsigned int argc, char **argv,
+				      struct ew_table_args *t)
+{
+	enum ew_table_err e;
+	unsigned int i, used = 0;
+	u32 nargs;
+	int ret;
+
+	ew_table_defaults(t);
+	if (argc < 1)
+		return EW_TERR_MISSING_LAYOUT;
+	if (ew_layout_parse(argv[0], &t->layout))
+		return EW_TERR_LAYOUT;
+	/* raid10 has no free space: its dilution is 1 */
+	if (t->layout == EW_LAYOUT_RAID10)
+		t->dilution_x100 = 100;
+	if (argc < 2)
+		return EW_TERR_MISSING_NR_ARGS;
+	ret = ew_parse_u32(argv[1], &nargs);
+	if (ret == -EINVAL)
+		return EW_TERR_NR_ARGS;
+	if (!ret && (nargs & 1))
+		return EW_TERR_ODD_ARGS;
+	if (ret || nargs > argc - 2)
+		return EW_TERR_FEW_ARGS;
+	e = ew_parse_layout_args(t, nargs, argv + 2);
+	if (e)
+		return e;
+	i = 2 + nargs;
+	e = ew_parse_devs(t, argc - i, argv + i, &used);
+	if (e)
+		return e;
+	i += used;
+	return ew_parse_features(t, argc - i, argv + i);
+}
+
+int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
+		   const char **error)
+{
+	enum ew_table_err e = ew_parse_all(argc, argv, t);
+
+	if (e) {
+		if (error)
+			*error = ew_table_msgs[e];
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void ew_table_geom_params(const struct ew_table_args *t, u64 disk_sectors,
+			  struct ew_geom_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->layout = t->layout;
+	p->nr_disks = t->nr_disks;
+	p->mirrors = t->mirrors;
+	p->dilution_x100 = t->dilution_x100;
+	p->block_sectors = t->block_size / 512;
+	p->chunk_sectors = t->chunk_sectors;
+	p->disk_sectors = disk_sectors;
+}
+
+int ew_table_geom(const struct ew_table_args *t, u64 disk_sectors,
+		  u64 len_sectors, struct ew_geom *g, const char **error)
+{
+	struct ew_geom_params p;
+	u64 len_blocks;
+
+	ew_table_geom_params(t, disk_sectors, &p);
+	if (ew_geom_len_blocks(&p, len_sectors, &len_blocks, error))
+		return -EINVAL;
+	return ew_geom_init(g, &p, len_blocks, error);
+}
+
+/* snprintf that appends at *pos and keeps counting past the end. */
+struct ew_out {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+static void ew_out_str(struct ew_out *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (o->pos < o->len) {
+		size_t room = o->len - o->pos - 1;
+		size_t c = n < room ? n : room;
+
+		memcpy(o->buf + o->pos, s, c);
+		o->buf[o->pos + c] = '\0';
+	}
+	o->pos += n;
+}
+
+static void ew_out_u32(struct ew_out *o, u32 v)
+{
+	char num[12];
+
+	snprintf(num, sizeof(num), "%u", v);
+	ew_out_str(o, num);
+}
+
+static void ew_out_layout(struct ew_out *o, const struct ew_table_args *t)
+{
+	char dil[16];
+	unsigned int k, nargs = 0;
+	u32 v;
+
+	for (k = 0; k < EW_KEY_NR; k++)
+		if (t->given & (1U << k))
+			nargs += 2;
+	ew_out_str(o, ew_layout_name(t->layout));
+	ew_out_str(o, " ");
+	ew_out_u32(o, nargs);
+	for (k = 0; k < EW_KEY_NR; k++) {
+		if (!(t->given & (1U << k)))
+			continue;
+		ew_out_str(o, " ");
+		ew_out_str(o, ew_keys[k].name);
+		ew_out_str(o, " ");
+		switch (k) {
+		case EW_KEY_DILUTION:
+			ew_format_dilution(dil, sizeof(dil), t->dilution_x100);
+			ew_out_str(o, dil);
+			continue;
+		case EW_KEY_MIRRORS:
+			v = t->mirrors;
+			break;
+		case EW_KEY_SYNC:
+			v = t->sync;
+			break;
+		case EW_KEY_CHUNK_SECTORS:
+			v = t->chunk_sectors;
+			break;
+		case EW_KEY_BLOCK_SIZE:
+			v = t->block_size;
+			break;
+		default:
+			v = t->delay_queue;
+			break;
+		}
+		ew_out_u32(o, v);
+	}
+}
+
+static int ew_out_end(struct ew_out *o)
+{
+	if (o->len && o->pos >= o->len)
+		o->buf[o->len - 1] = '\0';
+	return o->pos > 0x7fffffff ? 0x7fffffff : (int)o->pos;
+}
+
+int ew_table_format_layout(const struct ew_table_args *t, char *buf,
+			   size_t len)
+{
+	struct ew_out o = { buf, len, 0 };
+
+	if (len)
+		buf[0] = '\0';
+	ew_out_layout(&o, t);
+	return ew_out_end(&o);
+}
+
+int ew_table_format(const struct ew_table_args *t, char *buf, size_t len)
+{
+	struct ew_out o = { buf, len, 0 };
+	unsigned int i;
+
+	if (len)
+		buf[0] = '\0';
+	ew_out_layout(&o, t);
+	ew_out_str(&o, " ");
+	ew_out_str(&o, t->metadata_dev ? t->metadata_dev : "-");
+	ew_out_str(&o, " ");
+	ew_out_u32(&o, t->nr_disks);
+	for (i = 0; i < t->nr_disks && i < EW_MAX_DISKS; i++) {
+		ew_out_str(&o, " ");
+		ew_out_str(&o, t->data_devs[i]);
+	}
+	/* No feature is defined yet: always "0". */
+	ew_out_str(&o, " 0");
+	return ew_out_end(&o);
+}
