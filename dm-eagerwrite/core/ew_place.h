@@ -47,6 +47,14 @@ struct ew_choice {
  */
 u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
 			  u64 now_ns, u64 *cost_ns);
+/*
+ * The same, looking only at cylinders >= the head's (dir > 0) or <= it
+ * (dir < 0); dir 0 is ew_place_nearest_free().  For schedulers that sweep
+ * in one seek direction so as not to exhaust the free space near the head
+ * (SATF-EW as the paper describes it).
+ */
+u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
+			      u64 now_ns, int dir, u64 *cost_ns);
 
 /*
  * Chooses where one write replica goes.  cand[0..n-1] are the block's

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ew_place.c - placement and scheduling decisions (FAST 2002, section 3).
+ *
+ * Owns the choices eager writing makes: the free block a disk's head
+ * reaches first, which candidate disk takes a write replica, which
+ * replica serves a read, and SATF-EW's choice between the nearest queued
+ * read and an eager write.  Every cost is an exact ew_disk_predict(); the
+ * free-block map only prunes: whole cylinders without free blocks are
+ * skipped, a direction of the cylinder walk stops once the seek alone
+ * costs more than the best found, and inside a track the first free block
+ * after the head is found with one or two bitmap scans.
+ */
+#include "ew_place.h"
+
+struct nf_search {
+	const struct ew_pdisk *pd;
+	const struct ew_freemap *fm;
+	u32 bs;
+	u64 now_ns;
+	u64 start_ns;		/* max(now, free_at): when the disk starts */
+	u64 best_end;		/* predicted completion of the best block */
+	u64 best;		/* the best block, or EW_NO_BLOCK */
+};
+
+static void nf_try(struct nf_search *s, u64 block)
+{
+	struct ew_access a;
+
+	ew_disk_predict(s->pd->model, s->pd->head, s->now_ns,
+			block * s->bs, s->bs, true, &a);
+	if (a.end_ns < s->best_end) {
+		s->best_end = a.end_ns;
+		s->best = block;
+	}
+}
+
+/* The first free block in cyclic order [from, end) then [first, from). */
+static u64 nf_cyclic(const struct ew_freemap *fm, u64 first, u64 end,
+		     u64 from)
+{
+	u64 b = ew_freemap_find_free(fm, from, end);
+
+	if (b == EW_NO_BLOCK && from > first)
+		b = ew_freemap_find_free(fm, first, from);
+	return b;
+}
+
+/*
+ * One track with free blocks.  Rotational waits grow in the cyclic order
+ * of the blocks starting from the first sector under the head at
+ * arrival, and every block that stays on the track transfers in the same
+ * time, so the first free block in that order is the best on the track;
+ * only the track's last block may run onto the next track and cost more,
+ * in which case the next free block is a candidate too.
+ */
+static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
+{
+	const struct ew_disk *d = s->pd->model;
+	struct ew_pos pos;
+	u64 first, end, lba, from, b, next;
+	u32 n, sector;
+
+	n = ew_freemap_track_blocks(s->fm, track, &first);
+	if (!n)
+		return;
+	end = first + n;
+	lba = ew_disk_track_first_lba(d, track);
+	ew_disk_lba_to_pos(d, lba, &pos);
+	sector = ew_disk_first_sector_after(d, &pos,
+					    ew_disk_angle_at(d, s->start_ns +
+							     arm_ns));
+	/* the first block starting at or after that sector; end: wrap */
+	from = div_u64(lba + sector + s->bs - 1, s->bs);
+	if (from < first || from >= end)
+		from = first;
+	b = nf_cyclic(s->fm, first, end, from);
+	if (b == EW_NO_BLOCK)
+		return;
+	nf_try(s, b);
+	if ((b + 1) * s->bs <= lba + pos.spt)
+		return;
+	/* b runs onto the next track: the next free block may be better */
+	if (b >= from) {
+		next = ew_freemap_find_free(s->fm, b + 1, end);
+		if (next == EW_NO_BLOCK)
+			next = ew_freemap_find_free(s->fm, first, from);
+	} else {
+		next = ew_freemap_find_free(s->fm, b + 1, from);
+	}
+	if (next != EW_NO_BLOCK)
+		nf_try(s, next);
+}
+
+static void nf_cylinder(struct nf_search *s, u32 cyl)
+{
+	const struct ew_disk *d = s->pd->model;
+	const struct ew_head *h = s->pd->head;
+	u32 heads = d->p.heads, hd, track;
+	u64 arm, fixed = d->p.overhead_ns + d->p.write_settle_ns;
+
+	for (hd = 0; hd < heads; hd++) {
+		track = cyl * heads + hd;
+		if (!ew_freemap_track_free(s->fm, track))
+			continue;
+		if (cyl != h->cyl)
+			arm = ew_disk_seek_ns(d, h->cyl, cyl);
+		else
+			arm = hd != h->head ? d->p.head_switch_ns : 0;
+		nf_track(s, track, fixed + arm);
+	}
+}
+
+/* Can a cylinder at this distance, or farther, still beat the best? */
+static bool nf_worth(const struct nf_search *s, u64 dist)
+{
+	const struct ew_disk *d = s->pd->model;
+	u64 lb = s->start_ns + d->p.overhead_ns + d->p.write_settle_ns;
+
+	lb += ew_disk_seek_lower_bound(d, (u32)min_t(u64, dist, ~0U));
+	return lb < s->best_end;
+}
+
+u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
+			      u64 now_ns, int dir, u64 *cost_ns)
+{
+	struct nf_search s = {
+		.pd = pd,
+		.fm = pd->fm,
+		.bs = block_sectors,
+		.now_ns = now_ns,
+		.best_end = ~0ULL,
+		.best = EW_NO_BLOCK,
+	};
+	s64 hc = pd->head->cyl, c;
+
+	*cost_ns = 0;
+	if (!s.fm || !s.fm->nr_free)
+		return EW_NO_BLOCK;
+	s.start_ns = max(now_ns, pd->head->free_at_ns);
+	if (dir >= 0) {
+		for (c = ew_freemap_next_cyl(s.fm, hc, 1);
+		     c >= 0 && nf_worth(&s, c - hc);
+		     c = ew_freemap_next_cyl(s.fm, c + 1, 1))
+			nf_cylinder(&s, (u32)c);
+	}
+	if (dir <= 0) {
+		for (c = ew_freemap_next_cyl(s.fm, dir ? hc : hc - 1, -1);
+		     c >= 0 && nf_worth(&s, hc - c);
+		     c = ew_freemap_next_cyl(s.fm, c - 1, -1))
+			nf_cylinder(&s, (u32)c);
+	}
+	if (s.best != EW_NO_BLOCK)
+		*cost_ns = s.best_end - now_ns;
+	return s.best;
+}
+
+u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
+			  u64 now_ns, u64 *cost_ns)
+{
+	return ew_place_nearest_free_dir(pd, block_sectors, now_ns, 0,
+					 cost_ns);
+}
+
+static bool skipped(u32 skip_mask, u32 i)
+{
+	return i < 32 && (skip_mask & (1U << i));
+}
+
+/* Is (queued, cost) a better write target than the choice so far? */
+static bool write_better(u32 queued, u64 cost, u32 best_queued,
+			 u64 best_cost)
+{
+	/* an idle disk first, then the shortest queue, then the cost */
+	if (queued != best_queued)
+		return queued < best_queued;
+	return cost < best_cost;
+}
+
+int ew_place_write(const struct ew_pdisk *disks, const struct ew_replica *cand,
+		   u32 n, u32 skip_mask, bool eager, u32 block_sectors,
+		   u64 now_ns, struct ew_choice *out)
+{
+	const struct ew_pdisk *pd;
+	struct ew_access a;
+	u32 i, best_queued = ~0U;
+	u64 block, cost;
+	bool found = false;
+
+	for (i = 0; i < n; i++) {
+		if (skipped(skip_mask, i))
+			continue;
+		pd = &disks[cand[i].disk];
+		if (pd->failed)
+			continue;
+		if (eager) {
+			block = ew_place_nearest_free(pd, block_sectors, now_ns,
+						      &cost);
+		} else {
+			block = cand[i].home;
+			if (block != EW_NO_BLOCK) {
+				ew_disk_predict(pd->model, pd->head, now_ns,
+						block * block_sectors,
+						block_sectors, true, &a);
+				cost = a.end_ns - now_ns;
+			}
+		}
+		if (block == EW_NO_BLOCK)
+			continue;
+		if (found && !write_better(pd->queued, cost, best_queued,
+					   out->cost_ns))
+			continue;
+		found = true;
+		best_queued = pd->queued;
+		out->index = i;
+		out->disk = cand[i].disk;
+		out->block = block;
+		out->cost_ns = cost;
+	}
+	return found ? 0 : -ENOSPC;
+}
+
+int ew_place_read(const struct ew_pdisk *disks, const u32 *disk,
+		  const u64 *block, u32 n, u32 skip_mask, u32 block_sectors,
+		  u32 nsect, u64 now_ns, struct ew_choice *out)
+{
+	const struct ew_pdisk *pd;
+	struct ew_access a;
+	u32 i, best_queued = 0;
+	bool found = false;
+
+	for (i = 0; i < n; i++) {
+		if (skipped(skip_mask, i) || block[i] == EW_NO_BLOCK)
+			continue;
+		pd = &disks[disk[i]];
+		if (pd->failed)
+			continue;
+		ew_disk_predict(pd->model, pd->head, now_ns,
+				block[i] * block_sectors, nsect, false, &a);
+		/* the replica reached first; equal: the shorter queue */
+		if (found && (a.end_ns - now_ns > out->cost_ns ||
+			      (a.end_ns - now_ns == out->cost_ns &&
+			       pd->queued >= best_queued)))
+			continue;
+		found = true;
+		best_queued = pd->queued;
+		out->index = i;
+		out->disk = disk[i];
+		out->block = block[i];
+		out->cost_ns = a.end_ns - now_ns;
+	}
+	return found ? 0 : -ENODATA;
+}
+
+int ew_place_satf_ew(const struct ew_pdisk *pd, const u64 *read_lba,
+		     u32 nreads, u32 nsect, bool have_write, u32 block_sectors,
+		     u64 now_ns, u64 *block, u64 *cost_ns)
+{
+	struct ew_access a;
+	u64 best_cost = ~0ULL, wblock, wcost;
+	int best = -2;
+	u32 i;
+
+	*block = EW_NO_BLOCK;
+	*cost_ns = 0;
+	for (i = 0; i < nreads; i++) {
+		ew_disk_predict(pd->model, pd->head, now_ns, read_lba[i],
+				nsect, false, &a);
+		if (a.end_ns - now_ns < best_cost) {
+			best_cost = a.end_ns - now_ns;
+			best = (int)i;
+		}
+	}
+	if (have_write) {
+		wblock = ew_place_nearest_free(pd, block_sectors, now_ns,
+					       &wcost);
+		/* a tie goes to the read: its requester is waiting */
+		if (wblock != EW_NO_BLOCK && wcost < best_cost) {
+			*block = wblock;
+			*cost_ns = wcost;
+			return -1;
+		}
+	}
+	if (best >= 0)
+		*cost_ns = best_cost;
+	return best;
+}
