@@ -1,0 +1,1609 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-eagerwrite-target.c - the eagerwrite device-mapper target.
+ *
+ * Mirrors a volume over many disks and makes synchronous writes fast by
+ * eager writing (Zhang et al., "Configuring and Scheduling an
+ * Eager-Writing Disk Array", FAST 2002).  The decisions (geometry,
+ * placement, head prediction, free maps, map bookkeeping) live in the
+ * portable core (core/); this file owns the state, the locking, the clock
+ * and the I/O.
+ *
+ * Objects.  struct ew_array is the array: members, map, free maps, head
+ * predictors, delayed-write queues, counters.  It is shared by every
+ * table that names the same metadata device with the same geometry, so
+ * that "dmsetup reload" of the same table (and the swap on resume) keeps
+ * the in-memory map, the way dm-thin's pool outlives its targets.
+ * struct ew_target is one table's target: its devices and table words.
+ *
+ * Blocks.  ti->max_io_len is the block size, so dm splits bios at block
+ * boundaries, and io_hints advertises block_size as the logical block
+ * size: every read and write covers exactly one whole block, and no
+ * read-modify-write is ever needed.  This is why block_size is limited to
+ * PAGE_SIZE (a block layer limit on logical_block_size).
+ *
+ * Locking.  One spinlock per array (a->lock, irq-safe: completions run in
+ * interrupt context) protects the map, the free maps, the deferred-free
+ * list and read epochs, the head predictors and queue counts, the
+ * in-flight block table, the delayed-write queues and the bio lists.  It
+ * is never held across I/O submission, bio allocation or kcopyd calls.
+ * ew_arrays_lock (a mutex) protects the list of arrays and their
+ * reference counts (constructor and destructor only).
+ *
+ * Writes.  A write takes the block's cell (struct ew_cell in the
+ * in-flight table): writes to one block are serialised, and a write waits
+ * for a background copy to a fixed home of that block (both would write
+ * the same physical block).  ew_place_write chooses the `sync` foreground
+ * replicas: the home for raid10, the free block nearest the predicted
+ * head for ddm and ew.  Each is a clone of the bio (FUA kept).  When all
+ * foreground replicas completed, the map commits the new generation, the
+ * blocks given up go to the deferred-free list, the remaining replicas go
+ * to their disks' delayed-write queues and the bio completes.
+ *
+ * Delayed replicas.  Each entry names (block, replica, generation).  The
+ * propagation worker serves a disk's queue when it has no foreground I/O
+ * (or when the queues are three quarters full or writers wait), copying
+ * an up-to-date replica with kcopyd to an eager-placed free block (ew,
+ * ddm's partner) or to the fixed home (raid10, ddm's home step).  A copy
+ * whose generation is no longer current is stale: it is dropped before it
+ * starts, and if it completes late it never becomes current (its block is
+ * freed).  Entries are preallocated (delay_queue of them); a write
+ * reserves its entries before it starts and, when none are left, waits
+ * in the bio worker: nothing is dropped.
+ *
+ * Free after remap.  A block given up by a remap is pushed on the
+ * deferred-free list and returned to its free map only at a safe point:
+ * when every read (foreground read or copy source) that started before
+ * it was pushed has completed.  Reads enter one of two epochs; a free
+ * pushed during epoch e is released once the reads of e and of the epoch
+ * before it are done.  Persistent metadata (next issue) will add "and the
+ * metadata change that gave it up is durable" to the same safe point.
+ *
+ * Durability.  A write completes when its `sync` foreground replicas
+ * completed; FUA is kept on them.  A flush goes to every member
+ * (num_flush_bios = members).  The map itself is held in memory only
+ * until persistent metadata lands: see Documentation/eagerwrite.rst.
+ */
+
+#include <linux/device-mapper.h>
+#include <linux/dm-kcopyd.h>
+#include <linux/module.h>
+#include <linux/init.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/ktime.h>
+#include <linux/atomic.h>
+
+#include "core/ew_geom.h"
+#include "core/ew_disk.h"
+#include "core/ew_freemap.h"
+#include "core/ew_place.h"
+#include "core/ew_table.h"
+#include "core/ew_map.h"
+
+#define DM_MSG_PREFIX "eagerwrite"
+
+#define EW_CELL_BITS		10
+#define EW_COPIES_PER_DISK	4	/* background copies in flight per disk */
+#define EW_MAX_DISCARD_BLOCKS	256	/* discard bios are split to this */
+/* Metadata device minimum: 1 MiB of superblock and journal, two maps. */
+#define EW_META_FIXED_SECTORS	2048
+
+enum ew_counter {
+	EW_C_READS,
+	EW_C_WRITES,
+	EW_C_FG_WRITES,
+	EW_C_BG_WRITES,
+	EW_C_EAGER_WRITES,
+	EW_C_FLUSHES,
+	EW_C_NR
+};
+
+/* A block with I/O in flight that others must not overlap. */
+struct ew_cell {
+	struct hlist_node node;
+	u64 lblock;
+};
+
+struct ew_member {
+	struct block_device *bdev;
+	struct ew_disk model;
+	struct ew_head head;
+	struct ew_freemap fm;
+	bool has_fm;
+	u32 copies;			/* background copies in flight */
+	struct list_head delayed;	/* queued struct ew_delayed */
+	u32 nr_delayed;
+};
+
+/* One delayed replica. */
+struct ew_delayed {
+	struct list_head list;
+	struct ew_cell cell;		/* held while copying to a home */
+	struct ew_array *a;
+	u64 lblock;
+	u32 gen;
+	u8 r;
+	bool to_home;
+	u8 epoch;
+	u32 src_disk;
+	u32 dst_disk;
+	u32 dst;
+};
+
+struct ew_array {
+	struct list_head list;		/* ew_arrays */
+	unsigned int refs;		/* under ew_arrays_lock */
+	dev_t meta_dev;
+	dev_t data_dev[EW_MAX_DISKS];
+	struct ew_table_args args;	/* device words cleared */
+	struct ew_geom geom;
+	u32 nr;
+	u32 block_sectors;
+	u32 need_delayed;		/* entries a write reserves */
+
+	spinlock_t lock;		/* see "Locking" at the top */
+	struct ew_member *m;
+	struct ew_pdisk *pd;		/* placement view; .queued = fg I/O */
+	struct ew_map map;
+	struct ew_dfree dfree;
+	u64 epoch_start[2];		/* dfree sequence at epoch start */
+	u32 readers[2];
+	u8 epoch;
+	struct hlist_head cells[1 << EW_CELL_BITS];
+	struct bio_list deferred;	/* waiting for a cell or free space */
+	struct bio_list retry;		/* for the worker, may sleep */
+	struct ew_delayed *dpool;
+	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	u32 delay_used;			/* entries reserved or queued */
+	u32 pending;			/* entries queued or copying */
+	u32 copies;
+	bool suspended;
+	u64 err_sum_ns;
+	u64 err_count;
+	atomic64_t counters[EW_C_NR];
+
+	wait_queue_head_t throttle_wait;
+	wait_queue_head_t copy_wait;
+	struct workqueue_struct *wq;
+	struct work_struct bio_work;
+	struct workqueue_struct *prop_wq;
+	struct work_struct prop_work;
+	struct dm_kcopyd_client *kc;
+	struct bio_set bs;
+};
+
+struct ew_target {
+	struct dm_target *ti;
+	struct ew_array *a;
+	struct ew_table_args args;	/* device words cleared */
+	struct dm_dev *meta;
+	struct dm_dev *dev[EW_MAX_DISKS];
+	u32 nr;
+};
+
+enum ew_io_kind {
+	EW_IO_READ = 1,
+	EW_IO_WRITE,
+	EW_IO_FLUSH,
+	EW_IO_OTHER,
+};
+
+/* Per-bio data. */
+struct ew_io {
+	struct ew_cell cell;
+	struct ew_array *a;
+	u64 lblock;
+	u64 start_ns;
+	u64 pred_ns[EW_MAX_MIRRORS];
+	u32 newp[EW_MAX_MIRRORS];
+	u32 gen;
+	u32 disk;			/* read: the member read */
+	atomic_t pending;
+	blk_status_t status;
+	u8 kind;
+	u8 fg_mask;
+	u8 ok_mask;
+	u8 epoch;
+	u8 reserved;
+	bool tracked;			/* read: counted in queue and epoch */
+};
+
+static LIST_HEAD(ew_arrays);
+static DEFINE_MUTEX(ew_arrays_lock);
+
+/* ---------------------------------------------------------------- */
+/* Small helpers, all called with a->lock held unless said otherwise. */
+
+static inline u64 ew_now(void)
+{
+	return ktime_get_ns();
+}
+
+static void ew_count(struct ew_array *a, enum ew_counter c)
+{
+	atomic64_inc(&a->counters[c]);
+}
+
+static struct hlist_head *ew_cell_bucket(struct ew_array *a, u64 lblock)
+{
+	return &a->cells[hash_64(lblock, EW_CELL_BITS)];
+}
+
+static bool ew_cell_busy(struct ew_array *a, u64 lblock)
+{
+	struct ew_cell *c;
+
+	hlist_for_each_entry(c, ew_cell_bucket(a, lblock), node)
+		if (c->lblock == lblock)
+			return true;
+	return false;
+}
+
+static void ew_cell_hold(struct ew_array *a, struct ew_cell *c, u64 lblock)
+{
+	c->lblock = lblock;
+	hlist_add_head(&c->node, ew_cell_bucket(a, lblock));
+}
+
+/* Returns true when deferred bios should be retried. */
+static bool ew_cell_release(struct ew_array *a, struct ew_cell *c)
+{
+	hlist_del_init(&c->node);
+	return !bio_list_empty(&a->deferred);
+}
+
+/* Replicas of lblock, their homes as map entries. */
+static void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
+			u32 *home)
+{
+	u32 r;
+
+	ew_geom_map(&a->geom, lblock, rep);
+	for (r = 0; r < a->geom.p.mirrors; r++)
+		home[r] = rep[r].home == EW_NO_BLOCK ? EW_MAP_NONE :
+			  (u32)rep[r].home;
+}
+
+static sector_t ew_block_sector(struct ew_array *a, u32 pblock)
+{
+	return (sector_t)pblock * a->block_sectors;
+}
+
+/* Predictor bookkeeping for a completed member request. */
+static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
+			 u64 start_ns, u64 pred_ns, u64 end_ns)
+{
+	struct ew_member *m = &a->m[disk];
+	u64 measured = end_ns - start_ns;
+
+	ew_head_complete(&m->model, &m->head, ew_block_sector(a, pblock),
+			 a->block_sectors, end_ns);
+	if (pred_ns) {
+		a->err_sum_ns += measured > pred_ns ? measured - pred_ns :
+			pred_ns - measured;
+		a->err_count++;
+	}
+}
+
+static void ew_head_busy(struct ew_array *a, u32 disk, u64 now, u64 cost)
+{
+	struct ew_head *h = &a->m[disk].head;
+
+	h->free_at_ns = max(h->free_at_ns, now + cost);
+}
+
+/* Release every deferred free whose readers are gone (see top comment). */
+static void ew_release_frees(struct ew_array *a)
+{
+	bool released = false;
+	u32 disk, p;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		u8 old = a->epoch ^ 1;
+
+		if (a->readers[old])
+			break;
+		while (ew_dfree_pop(&a->dfree, a->epoch_start[a->epoch],
+				    &disk, &p)) {
+			released = true;
+			if (a->m[disk].has_fm &&
+			    ew_freemap_free(&a->m[disk].fm, p))
+				DMERR_LIMIT("free of free block %u on member %u",
+					    p, disk);
+		}
+		if (a->dfree.tail == a->epoch_start[a->epoch])
+			break;
+		a->epoch = old;
+		a->epoch_start[old] = a->dfree.tail;
+	}
+	/* writes waiting for free space may go on */
+	if (released && !bio_list_empty(&a->deferred))
+		queue_work(a->wq, &a->bio_work);
+}
+
+static void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock)
+{
+	if (pblock == EW_MAP_NONE)
+		return;
+	if (ew_dfree_push(&a->dfree, disk, pblock) < 0)
+		DMERR_LIMIT("deferred-free list full");
+}
+
+static void ew_defer_frees(struct ew_array *a, const struct ew_replica *rep,
+			   const u32 *freed)
+{
+	u32 r;
+
+	for (r = 0; r < a->geom.p.mirrors; r++)
+		ew_defer_free(a, rep[r].disk, freed[r]);
+}
+
+static u8 ew_epoch_enter(struct ew_array *a)
+{
+	a->readers[a->epoch]++;
+	return a->epoch;
+}
+
+static void ew_epoch_exit(struct ew_array *a, u8 epoch)
+{
+	a->readers[epoch]--;
+	ew_release_frees(a);
+}
+
+static bool ew_pressure(struct ew_array *a)
+{
+	bool waiters;
+
+	/* lockless: a missed waiter is seen at the next kick */
+	waiters = waitqueue_active(&a->throttle_wait);
+	return a->delay_used * 4 >= a->args.delay_queue * 3 || waiters;
+}
+
+static void ew_kick_bios(struct ew_array *a)
+{
+	queue_work(a->wq, &a->bio_work);
+}
+
+static void ew_kick_prop(struct ew_array *a)
+{
+	queue_work(a->prop_wq, &a->prop_work);
+}
+
+/* ---------------------------------------------------------------- */
+/* Delayed-write queues. */
+
+static struct ew_delayed *ew_delayed_get(struct ew_array *a)
+{
+	struct ew_delayed *d;
+
+	d = list_first_entry_or_null(&a->dfree_entries, struct ew_delayed,
+				     list);
+	if (d)
+		list_del_init(&d->list);
+	return d;
+}
+
+/* Gives back an entry and its reservation. */
+static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
+{
+	list_add(&d->list, &a->dfree_entries);
+	a->delay_used--;
+	a->pending--;
+}
+
+static void ew_delayed_queue(struct ew_array *a, u64 lblock, u32 gen, u32 r,
+			     u32 disk, bool to_home)
+{
+	struct ew_delayed *d = ew_delayed_get(a);
+
+	/* the write reserved it: there is always one */
+	if (WARN_ON_ONCE(!d))
+		return;
+	d->lblock = lblock;
+	d->gen = gen;
+	d->r = r;
+	d->to_home = to_home;
+	d->dst_disk = disk;
+	list_add_tail(&d->list, &a->m[disk].delayed);
+	a->m[disk].nr_delayed++;
+	a->pending++;
+}
+
+/* ---------------------------------------------------------------- */
+/* Foreground writes. */
+
+static void ew_write_done(struct ew_io *io)
+{
+	struct ew_array *a = io->a;
+	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
+	u32 mirrors = a->geom.p.mirrors, r, used = 0;
+	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
+	bool kick_bios;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_replicas(a, io->lblock, rep, home);
+	if (io->ok_mask) {
+		ret = ew_map_commit_write(&a->map, io->lblock, io->gen,
+					  io->ok_mask, io->newp, home, freed);
+		if (ret >= 0) {
+			ew_defer_frees(a, rep, freed);
+			for (r = 0; r < mirrors; r++) {
+				bool fg = io->ok_mask & (1U << r);
+
+				if (fg && !(ddm && r == 0))
+					continue;
+				ew_delayed_queue(a, io->lblock, io->gen, r,
+						 rep[r].disk,
+						 home[r] != EW_MAP_NONE);
+				used++;
+			}
+		}
+	}
+	/* blocks written by failed replicas were never mapped */
+	for (r = 0; r < mirrors; r++)
+		if ((io->fg_mask & ~io->ok_mask) & (1U << r) &&
+		    io->newp[r] != home[r])
+			ew_defer_free(a, rep[r].disk, io->newp[r]);
+	a->delay_used -= io->reserved - used;
+	kick_bios = ew_cell_release(a, &io->cell);
+	ew_release_frees(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	if (io->reserved != used)
+		wake_up(&a->throttle_wait);
+	if (kick_bios)
+		ew_kick_bios(a);
+	if (used)
+		ew_kick_prop(a);
+	bio->bi_status = io->status;
+	bio_endio(bio);
+}
+
+static void ew_fg_endio(struct bio *clone)
+{
+	struct ew_io *io = clone->bi_private;
+	struct ew_array *a = io->a;
+	u64 now = ew_now();
+	unsigned long flags;
+	bool kick = false;
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 r, disk = 0;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_geom_map(&a->geom, io->lblock, rep);
+	for (r = 0; r < a->geom.p.mirrors; r++) {
+		if (!(io->fg_mask & (1U << r)))
+			continue;
+		disk = rep[r].disk;
+		if (a->m[disk].bdev == clone->bi_bdev)
+			break;
+	}
+	if (r < a->geom.p.mirrors) {
+		a->pd[disk].queued--;
+		ew_head_done(a, disk, io->newp[r], io->start_ns,
+			     io->pred_ns[r], now);
+		if (clone->bi_status) {
+			io->status = clone->bi_status;
+			a->pd[disk].failed = true;
+		} else {
+			io->ok_mask |= 1U << r;
+		}
+		kick = !a->pd[disk].queued && a->m[disk].nr_delayed;
+	} else {
+		io->status = BLK_STS_IOERR;
+	}
+	spin_unlock_irqrestore(&a->lock, flags);
+	bio_put(clone);
+	if (kick)
+		ew_kick_prop(a);
+	if (atomic_dec_and_test(&io->pending))
+		ew_write_done(io);
+}
+
+enum ew_map_result {
+	EW_STARTED,
+	EW_DEFERRED,	/* on a->deferred (cell busy, no free block yet) */
+	EW_RETRY,	/* no memory or no reservation: the worker retries */
+	EW_FAILED,	/* bio ended with an error */
+};
+
+static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
+				   struct ew_io *io, gfp_t gfp)
+{
+	u32 mirrors = a->geom.p.mirrors, sync = a->args.sync;
+	bool eager = ew_layout_eager(a->geom.p.layout);
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS];
+	struct bio *clone[EW_MAX_MIRRORS];
+	u32 target[EW_MAX_MIRRORS];
+	struct ew_choice ch;
+	unsigned long flags;
+	u32 i, skip = 0;
+	u64 now;
+	int ret = 0;
+
+	for (i = 0; i < sync; i++) {
+		clone[i] = bio_alloc_clone(a->m[0].bdev, bio, gfp, &a->bs);
+		if (!clone[i]) {
+			while (i--)
+				bio_put(clone[i]);
+			return EW_RETRY;
+		}
+	}
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (a->delay_used + a->need_delayed > a->args.delay_queue) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		ret = EW_RETRY;
+		goto put;
+	}
+	if (ew_cell_busy(a, io->lblock)) {
+		bio_list_add(&a->deferred, bio);
+		spin_unlock_irqrestore(&a->lock, flags);
+		ret = EW_DEFERRED;
+		goto put;
+	}
+	ew_replicas(a, io->lblock, rep, home);
+	now = ew_now();
+	io->fg_mask = 0;
+	io->ok_mask = 0;
+	for (i = 0; i < sync; i++) {
+		ret = ew_place_write(a->pd, rep, mirrors, skip, eager,
+				     a->block_sectors, now, &ch);
+		if (!ret && eager)
+			ret = ew_freemap_alloc(&a->m[ch.disk].fm, ch.block);
+		if (ret)
+			break;
+		skip |= 1U << ch.index;
+		io->newp[ch.index] = (u32)ch.block;
+		io->pred_ns[ch.index] = ch.cost_ns;
+		target[i] = ch.index;
+		a->pd[ch.disk].queued++;
+		ew_head_busy(a, ch.disk, now, ch.cost_ns);
+	}
+	if (ret) {
+		/* undo the replicas placed so far */
+		while (i--) {
+			u32 r = target[i];
+
+			a->pd[rep[r].disk].queued--;
+			if (eager)
+				ew_freemap_free(&a->m[rep[r].disk].fm,
+						io->newp[r]);
+		}
+		if (ret == -ENOSPC && ew_dfree_pending(&a->dfree)) {
+			bio_list_add(&a->deferred, bio);
+			spin_unlock_irqrestore(&a->lock, flags);
+			ret = EW_DEFERRED;
+			goto put;
+		}
+		spin_unlock_irqrestore(&a->lock, flags);
+		DMWARN_LIMIT("no replica can take a write (%d)", ret);
+		bio->bi_status = ret == -ENOSPC ? BLK_STS_NOSPC : BLK_STS_IOERR;
+		bio_endio(bio);
+		ret = EW_FAILED;
+		goto put;
+	}
+	io->fg_mask = skip;
+	io->gen = ew_map_begin_write(&a->map, io->lblock);
+	io->start_ns = now;
+	io->reserved = a->need_delayed;
+	a->delay_used += a->need_delayed;
+	ew_cell_hold(a, &io->cell, io->lblock);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	ew_count(a, EW_C_WRITES);
+	atomic_set(&io->pending, sync);
+	for (i = 0; i < sync; i++) {
+		u32 r = target[i];
+
+		bio_set_dev(clone[i], a->m[rep[r].disk].bdev);
+		clone[i]->bi_iter.bi_sector = ew_block_sector(a, io->newp[r]);
+		clone[i]->bi_end_io = ew_fg_endio;
+		clone[i]->bi_private = io;
+		ew_count(a, EW_C_FG_WRITES);
+		if (eager)
+			ew_count(a, EW_C_EAGER_WRITES);
+		submit_bio_noacct(clone[i]);
+	}
+	return EW_STARTED;
+
+put:
+	for (i = 0; i < sync; i++)
+		bio_put(clone[i]);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Discards: whole blocks only (the logical block size is the block). */
+
+static enum ew_map_result ew_discard(struct ew_array *a, struct bio *bio)
+{
+	u64 first = bio->bi_iter.bi_sector, end;
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
+	unsigned long flags;
+	u64 b;
+
+	end = div_u64(first + bio_sectors(bio), a->block_sectors);
+	first = div_u64(first + a->block_sectors - 1, a->block_sectors);
+	spin_lock_irqsave(&a->lock, flags);
+	for (b = first; b < end; b++) {
+		if (ew_cell_busy(a, b)) {
+			bio_list_add(&a->deferred, bio);
+			spin_unlock_irqrestore(&a->lock, flags);
+			return EW_DEFERRED;
+		}
+	}
+	for (b = first; b < end && b < a->map.nr_blocks; b++) {
+		ew_replicas(a, b, rep, home);
+		ew_map_discard(&a->map, b, home, freed);
+		ew_defer_frees(a, rep, freed);
+	}
+	ew_release_frees(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+	bio_endio(bio);
+	return EW_STARTED;
+}
+
+/* ---------------------------------------------------------------- */
+/* Reads. */
+
+static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], disk[EW_MAX_MIRRORS];
+	u64 block[EW_MAX_MIRRORS];
+	struct ew_choice ch;
+	unsigned long flags;
+	u32 r, n = 0;
+	u8 up;
+	int ret;
+
+	ew_count(a, EW_C_READS);
+	spin_lock_irqsave(&a->lock, flags);
+	up = ew_map_uptodate(&a->map, io->lblock);
+	if (!up) {
+		/* never written or discarded: zeros, no I/O */
+		spin_unlock_irqrestore(&a->lock, flags);
+		zero_fill_bio(bio);
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
+	ew_replicas(a, io->lblock, rep, home);
+	for (r = 0; r < a->geom.p.mirrors; r++) {
+		if (!(up & (1U << r)))
+			continue;
+		disk[n] = rep[r].disk;
+		block[n] = ew_map_pblock(&a->map, io->lblock, r);
+		n++;
+	}
+	io->start_ns = ew_now();
+	ret = ew_place_read(a->pd, disk, block, n, 0, a->block_sectors,
+			    bio_sectors(bio), io->start_ns, &ch);
+	if (ret) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		return DM_MAPIO_KILL;
+	}
+	io->disk = ch.disk;
+	io->newp[0] = (u32)ch.block;
+	io->pred_ns[0] = ch.cost_ns;
+	io->epoch = ew_epoch_enter(a);
+	io->tracked = true;
+	a->pd[ch.disk].queued++;
+	ew_head_busy(a, ch.disk, io->start_ns, ch.cost_ns);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	bio_set_dev(bio, a->m[ch.disk].bdev);
+	bio->bi_iter.bi_sector = ew_block_sector(a, io->newp[0]) +
+		(bio->bi_iter.bi_sector & (a->block_sectors - 1));
+	return DM_MAPIO_REMAPPED;
+}
+
+/* ---------------------------------------------------------------- */
+/* The bio worker: retries and deferred bios; may sleep. */
+
+static bool ew_room(struct ew_array *a)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&a->lock, flags);
+	room = a->delay_used + a->need_delayed <= a->args.delay_queue;
+	spin_unlock_irqrestore(&a->lock, flags);
+	return room;
+}
+
+static void ew_bio_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(work, struct ew_array, bio_work);
+	struct bio_list bios;
+	unsigned long flags;
+	struct bio *bio;
+
+	spin_lock_irqsave(&a->lock, flags);
+	bios = a->retry;
+	bio_list_init(&a->retry);
+	bio_list_merge(&bios, &a->deferred);
+	bio_list_init(&a->deferred);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	while ((bio = bio_list_pop(&bios))) {
+		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+		if (bio_op(bio) == REQ_OP_DISCARD) {
+			ew_discard(a, bio);
+			continue;
+		}
+		/* throttle: wait for delayed-queue room, nothing dropped */
+		while (ew_write(a, bio, io, GFP_NOIO) == EW_RETRY)
+			wait_event(a->throttle_wait, ew_room(a));
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Background propagation of delayed replicas. */
+
+static void ew_copy_done(int read_err, unsigned long write_err, void *context)
+{
+	struct ew_delayed *d = context;
+	struct ew_array *a = d->a;
+	u32 home[EW_MAX_MIRRORS], freed;
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	bool kick_bios = false;
+	unsigned long flags;
+	u64 now = ew_now();
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_replicas(a, d->lblock, rep, home);
+	a->m[d->dst_disk].copies--;
+	a->copies--;
+	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
+	if (read_err || write_err) {
+		DMERR_LIMIT("background copy of block %llu replica %u failed",
+			    d->lblock, d->r);
+		if (write_err)
+			a->pd[d->dst_disk].failed = true;
+		ew_defer_free(a, d->dst_disk,
+			      d->dst == home[d->r] ? EW_MAP_NONE : d->dst);
+	} else {
+		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
+				       d->dst, home[d->r], &freed))
+			ew_count(a, EW_C_BG_WRITES);
+		ew_defer_free(a, d->dst_disk, freed);
+	}
+	if (d->to_home)
+		kick_bios = ew_cell_release(a, &d->cell);
+	ew_delayed_put(a, d);
+	ew_epoch_exit(a, d->epoch);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	wake_up(&a->throttle_wait);
+	wake_up(&a->copy_wait);
+	if (kick_bios)
+		ew_kick_bios(a);
+	ew_kick_prop(a);
+}
+
+/*
+ * Takes the first entry of member disk's queue that can start, with its
+ * source and destination; NULL when none can start now.
+ */
+static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
+				       struct dm_io_region *from,
+				       struct dm_io_region *to)
+{
+	struct ew_member *m = &a->m[disk];
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], sdisk[EW_MAX_MIRRORS];
+	u64 sblock[EW_MAX_MIRRORS], now;
+	struct ew_delayed *d;
+	struct ew_choice ch;
+	u32 r, n;
+	u8 up;
+
+	while ((d = list_first_entry_or_null(&m->delayed, struct ew_delayed,
+					     list))) {
+		up = ew_map_uptodate(&a->map, d->lblock);
+		ew_replicas(a, d->lblock, rep, home);
+		if (ew_map_gen(&a->map, d->lblock) != d->gen || !up ||
+		    ((up & (1U << d->r)) &&
+		     (!d->to_home ||
+		      ew_map_pblock(&a->map, d->lblock, d->r) == home[d->r]))) {
+			/* superseded, or nothing left to do */
+			list_del_init(&d->list);
+			m->nr_delayed--;
+			list_add(&d->list, &a->dfree_entries);
+			a->delay_used--;
+			a->pending--;
+			wake_up(&a->throttle_wait);
+			continue;
+		}
+		if (d->to_home && ew_cell_busy(a, d->lblock))
+			return NULL;
+		now = ew_now();
+		n = 0;
+		for (r = 0; r < a->geom.p.mirrors; r++) {
+			if (!(up & (1U << r)))
+				continue;
+			sdisk[n] = rep[r].disk;
+			sblock[n] = ew_map_pblock(&a->map, d->lblock, r);
+			n++;
+		}
+		if (ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
+				  a->block_sectors, now, &ch))
+			return NULL;
+		d->src_disk = ch.disk;
+		from->bdev = a->m[ch.disk].bdev;
+		from->sector = ew_block_sector(a, (u32)ch.block);
+		from->count = a->block_sectors;
+		if (d->to_home) {
+			d->dst = home[d->r];
+		} else {
+			if (ew_place_write(a->pd, &rep[d->r], 1, 0, true,
+					   a->block_sectors, now, &ch) ||
+			    ew_freemap_alloc(&m->fm, ch.block))
+				return NULL;
+			d->dst = (u32)ch.block;
+			ew_count(a, EW_C_EAGER_WRITES);
+		}
+		to->bdev = m->bdev;
+		to->sector = ew_block_sector(a, d->dst);
+		to->count = a->block_sectors;
+		list_del_init(&d->list);
+		m->nr_delayed--;
+		if (d->to_home)
+			ew_cell_hold(a, &d->cell, d->lblock);
+		d->epoch = ew_epoch_enter(a);
+		m->copies++;
+		a->copies++;
+		return d;
+	}
+	return NULL;
+}
+
+static void ew_prop_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(work, struct ew_array, prop_work);
+	struct dm_io_region from, to;
+	struct ew_delayed *d;
+	unsigned long flags;
+	bool progress = true;
+	u32 disk;
+
+	while (progress) {
+		progress = false;
+		for (disk = 0; disk < a->nr; disk++) {
+			spin_lock_irqsave(&a->lock, flags);
+			d = NULL;
+			if (!a->suspended && !a->pd[disk].failed &&
+			    a->m[disk].nr_delayed &&
+			    a->m[disk].copies < EW_COPIES_PER_DISK &&
+			    (!a->pd[disk].queued || ew_pressure(a)))
+				d = ew_next_copy(a, disk, &from, &to);
+			spin_unlock_irqrestore(&a->lock, flags);
+			if (!d)
+				continue;
+			progress = true;
+			dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_copy_done, d);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* The array: creation, sharing between tables, destruction. */
+
+static void ew_array_free(struct ew_array *a)
+{
+	u32 i;
+
+	if (a->prop_wq)
+		destroy_workqueue(a->prop_wq);
+	if (a->wq)
+		destroy_workqueue(a->wq);
+	if (a->kc)
+		dm_kcopyd_client_destroy(a->kc);
+	bioset_exit(&a->bs);
+	if (a->m)
+		for (i = 0; i < a->nr; i++)
+			if (a->m[i].has_fm)
+				ew_freemap_destroy(&a->m[i].fm);
+	kvfree(a->m);
+	kvfree(a->pd);
+	kvfree(a->dpool);
+	ew_map_destroy(&a->map);
+	ew_dfree_destroy(&a->dfree);
+	kfree(a);
+}
+
+static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
+			   u64 disk_sectors, struct ew_array **out)
+{
+	struct ew_disk_params dp;
+	struct ew_array *a;
+	u32 i, q;
+	u64 b;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a) {
+		t->ti->error = "Cannot allocate the array";
+		return -ENOMEM;
+	}
+	a->nr = t->nr;
+	a->geom = *g;
+	a->args = t->args;
+	a->block_sectors = g->p.block_sectors;
+	a->meta_dev = t->meta->bdev->bd_dev;
+	a->need_delayed = g->p.mirrors - t->args.sync +
+		(g->p.layout == EW_LAYOUT_DDM ? 1 : 0);
+	spin_lock_init(&a->lock);
+	bio_list_init(&a->deferred);
+	bio_list_init(&a->retry);
+	INIT_LIST_HEAD(&a->dfree_entries);
+	init_waitqueue_head(&a->throttle_wait);
+	init_waitqueue_head(&a->copy_wait);
+	INIT_WORK(&a->bio_work, ew_bio_work);
+	INIT_WORK(&a->prop_work, ew_prop_work);
+	for (i = 0; i < ARRAY_SIZE(a->cells); i++)
+		INIT_HLIST_HEAD(&a->cells[i]);
+	for (i = 0; i < EW_C_NR; i++)
+		atomic64_set(&a->counters[i], 0);
+
+	ret = -ENOMEM;
+	a->m = kvcalloc(a->nr, sizeof(*a->m), GFP_KERNEL);
+	a->pd = kvcalloc(a->nr, sizeof(*a->pd), GFP_KERNEL);
+	a->dpool = kvcalloc(t->args.delay_queue, sizeof(*a->dpool),
+			    GFP_KERNEL);
+	if (!a->m || !a->pd || !a->dpool) {
+		t->ti->error = "Cannot allocate the member tables";
+		goto bad;
+	}
+	for (q = 0; q < t->args.delay_queue; q++) {
+		a->dpool[q].a = a;
+		INIT_HLIST_NODE(&a->dpool[q].cell.node);
+		list_add_tail(&a->dpool[q].list, &a->dfree_entries);
+	}
+	ew_disk_params_default(&dp);
+	for (i = 0; i < a->nr; i++) {
+		struct ew_member *m = &a->m[i];
+
+		a->data_dev[i] = t->dev[i]->bdev->bd_dev;
+		m->bdev = t->dev[i]->bdev;
+		INIT_LIST_HEAD(&m->delayed);
+		ret = ew_disk_init(&m->model, &dp, disk_sectors);
+		if (ret) {
+			t->ti->error = "Cannot build the disk model";
+			goto bad;
+		}
+		a->pd[i].model = &m->model;
+		a->pd[i].head = &m->head;
+		if (!ew_layout_eager(g->p.layout))
+			continue;
+		ret = ew_freemap_init(&m->fm, &m->model, g->p.block_sectors,
+				      g->region_blocks);
+		if (ret) {
+			t->ti->error = "Cannot allocate a free-block map";
+			goto bad;
+		}
+		m->has_fm = true;
+		a->pd[i].fm = &m->fm;
+		/* fixed homes (ddm) are never free for eager writes */
+		for (b = 0; b < g->region_blocks; b++)
+			if (ew_geom_is_home(g, i, b))
+				ew_freemap_alloc(&m->fm, b);
+	}
+	ret = ew_map_init(&a->map, g->len_blocks, g->p.mirrors);
+	if (ret) {
+		t->ti->error = "Cannot allocate the block map";
+		goto bad;
+	}
+	ret = ew_dfree_init(&a->dfree, ew_layout_eager(g->p.layout) ?
+			    (u64)a->nr * g->region_blocks : 1);
+	if (ret) {
+		t->ti->error = "Cannot allocate the deferred-free list";
+		goto bad;
+	}
+	ret = bioset_init(&a->bs, 256, 0, 0);
+	if (ret) {
+		t->ti->error = "Cannot allocate the bio set";
+		goto bad;
+	}
+	a->kc = dm_kcopyd_client_create(NULL);
+	if (IS_ERR(a->kc)) {
+		ret = PTR_ERR(a->kc);
+		a->kc = NULL;
+		t->ti->error = "Cannot create the kcopyd client";
+		goto bad;
+	}
+	ret = -ENOMEM;
+	a->wq = alloc_workqueue("ew_bio", WQ_MEM_RECLAIM, 1);
+	a->prop_wq = alloc_workqueue("ew_prop", WQ_MEM_RECLAIM, 1);
+	if (!a->wq || !a->prop_wq) {
+		t->ti->error = "Cannot allocate the workqueues";
+		goto bad;
+	}
+	a->refs = 1;
+	*out = a;
+	return 0;
+bad:
+	ew_array_free(a);
+	return ret;
+}
+
+static bool ew_array_matches(const struct ew_array *a,
+			     const struct ew_target *t)
+{
+	const struct ew_table_args *x = &a->args, *y = &t->args;
+	u32 i;
+
+	if (x->layout != y->layout || x->mirrors != y->mirrors ||
+	    x->dilution_x100 != y->dilution_x100 || x->sync != y->sync ||
+	    x->chunk_sectors != y->chunk_sectors ||
+	    x->block_size != y->block_size ||
+	    x->delay_queue != y->delay_queue || a->nr != t->nr ||
+	    a->geom.len_blocks * a->block_sectors != t->ti->len)
+		return false;
+	for (i = 0; i < t->nr; i++)
+		if (a->data_dev[i] != t->dev[i]->bdev->bd_dev)
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- */
+/* Constructor and destructor. */
+
+static void ew_target_free(struct ew_target *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr; i++)
+		if (t->dev[i])
+			dm_put_device(t->ti, t->dev[i]);
+	if (t->meta)
+		dm_put_device(t->ti, t->meta);
+	kfree(t);
+}
+
+static sector_t ew_meta_min_sectors(const struct ew_geom *g)
+{
+	u64 map = ew_map_bytes(g->len_blocks, g->p.mirrors);
+
+	return EW_META_FIXED_SECTORS + 2 * DIV_ROUND_UP(map, 512);
+}
+
+static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct ew_geom_params gp;
+	struct ew_target *t;
+	struct ew_array *a;
+	struct ew_geom *g;
+	const char *why = NULL;
+	u64 disk_sectors = U64_MAX, len_blocks;
+	fmode_t mode = dm_table_get_mode(ti->table);
+	u32 i, j;
+	int ret;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!t || !g) {
+		kfree(t);
+		kfree(g);
+		ti->error = "Cannot allocate the target";
+		return -ENOMEM;
+	}
+	t->ti = ti;
+	ret = ew_table_parse(argc, argv, &t->args, &why);
+	if (ret) {
+		ti->error = (char *)why;
+		goto bad;
+	}
+	if (t->args.delay_queue < t->args.mirrors - t->args.sync + 1) {
+		ti->error = "delay_queue smaller than the replicas of one write";
+		ret = -EINVAL;
+		goto bad;
+	}
+	if (t->args.block_size > PAGE_SIZE) {
+		ti->error = "block_size above the page size is not supported";
+		ret = -EINVAL;
+		goto bad;
+	}
+	ret = dm_get_device(ti, t->args.metadata_dev, mode, &t->meta);
+	if (ret) {
+		ti->error = "Cannot open the metadata device";
+		goto bad;
+	}
+	for (i = 0; i < t->args.nr_disks; i++) {
+		ret = dm_get_device(ti, t->args.data_devs[i], mode, &t->dev[i]);
+		if (ret) {
+			ti->error = "Cannot open a data device";
+			goto bad;
+		}
+		t->nr = i + 1;
+		disk_sectors = min_t(u64, disk_sectors,
+				     bdev_nr_sectors(t->dev[i]->bdev));
+	}
+	ret = -EINVAL;
+	for (i = 0; i < t->nr; i++) {
+		if (t->dev[i]->bdev == t->meta->bdev) {
+			ti->error = "The metadata device is also a data device";
+			goto bad;
+		}
+		for (j = 0; j < i; j++)
+			if (t->dev[j]->bdev == t->dev[i]->bdev) {
+				ti->error = "A data device is named twice";
+				goto bad;
+			}
+	}
+	/* the table words stay with dm; keep no pointers into them */
+	t->args.metadata_dev = NULL;
+	memset(t->args.data_devs, 0, sizeof(t->args.data_devs));
+
+	ew_table_geom_params(&t->args, disk_sectors, &gp);
+	if (ew_geom_check(&gp, &why)) {
+		ti->error = (char *)why;
+		goto bad;
+	}
+	if (ti->len & (gp.block_sectors - 1)) {
+		ti->error = "Length is not a multiple of block_size";
+		goto bad;
+	}
+	len_blocks = ti->len >> ilog2(gp.block_sectors);
+	if (!len_blocks || len_blocks > ew_geom_capacity_blocks(&gp)) {
+		ti->error = "Length exceeds the array's capacity";
+		goto bad;
+	}
+	if (ew_geom_init(g, &gp, len_blocks, &why)) {
+		ti->error = (char *)why;
+		goto bad;
+	}
+	if (g->region_blocks >= EW_MAP_NONE) {
+		ti->error = "Data devices too large for 32-bit block numbers";
+		goto bad;
+	}
+	if (bdev_nr_sectors(t->meta->bdev) < ew_meta_min_sectors(g)) {
+		ti->error = "Metadata device too small";
+		goto bad;
+	}
+
+	mutex_lock(&ew_arrays_lock);
+	list_for_each_entry(a, &ew_arrays, list) {
+		if (a->meta_dev != t->meta->bdev->bd_dev)
+			continue;
+		if (!ew_array_matches(a, t)) {
+			mutex_unlock(&ew_arrays_lock);
+			ti->error = "Metadata device in use by an array with another table";
+			goto bad;
+		}
+		a->refs++;
+		t->a = a;
+		break;
+	}
+	if (!t->a) {
+		ret = ew_array_create(t, g, disk_sectors, &t->a);
+		if (ret) {
+			mutex_unlock(&ew_arrays_lock);
+			goto bad;
+		}
+		list_add(&t->a->list, &ew_arrays);
+	}
+	mutex_unlock(&ew_arrays_lock);
+
+	ret = dm_set_target_max_io_len(ti, gp.block_sectors);
+	if (ret) {
+		ti->error = "Cannot set the maximum I/O length";
+		goto bad_put;
+	}
+	ti->num_flush_bios = t->nr;
+	ti->flush_supported = true;
+	ti->num_discard_bios = 1;
+	ti->discards_supported = true;
+	ti->per_io_data_size = sizeof(struct ew_io);
+	ti->private = t;
+	kfree(g);
+	return 0;
+
+bad_put:
+	mutex_lock(&ew_arrays_lock);
+	if (!--t->a->refs) {
+		list_del(&t->a->list);
+		ew_array_free(t->a);
+	}
+	mutex_unlock(&ew_arrays_lock);
+bad:
+	kfree(g);
+	ew_target_free(t);
+	return ret;
+}
+
+static void ew_dtr(struct dm_target *ti)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+
+	mutex_lock(&ew_arrays_lock);
+	if (!--a->refs) {
+		list_del(&a->list);
+		ew_array_free(a);
+	}
+	mutex_unlock(&ew_arrays_lock);
+	ew_target_free(t);
+}
+
+/* ---------------------------------------------------------------- */
+/* Bio entry points. */
+
+static int ew_map(struct dm_target *ti, struct bio *bio)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
+	unsigned long flags;
+
+	memset(io, 0, sizeof(*io));
+	io->a = a;
+	INIT_HLIST_NODE(&io->cell.node);
+	io->kind = EW_IO_OTHER;
+
+	if (bio->bi_opf & REQ_PREFLUSH) {
+		u32 nr = dm_bio_get_target_bio_nr(bio);
+
+		io->kind = EW_IO_FLUSH;
+		if (!nr)
+			ew_count(a, EW_C_FLUSHES);
+		bio_set_dev(bio, a->m[nr].bdev);
+		return DM_MAPIO_REMAPPED;
+	}
+
+	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	io->lblock = bio->bi_iter.bi_sector >> ilog2(a->block_sectors);
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		io->kind = EW_IO_READ;
+		return ew_read(a, bio, io);
+	case REQ_OP_WRITE:
+		io->kind = EW_IO_WRITE;
+		if (ew_write(a, bio, io, GFP_NOWAIT) == EW_RETRY) {
+			spin_lock_irqsave(&a->lock, flags);
+			bio_list_add(&a->retry, bio);
+			spin_unlock_irqrestore(&a->lock, flags);
+			ew_kick_bios(a);
+		}
+		return DM_MAPIO_SUBMITTED;
+	case REQ_OP_DISCARD:
+		ew_discard(a, bio);
+		return DM_MAPIO_SUBMITTED;
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
+static int ew_end_io(struct dm_target *ti, struct bio *bio,
+		     blk_status_t *error)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
+	unsigned long flags;
+	bool kick;
+
+	if (io->kind != EW_IO_READ || !io->tracked)
+		return DM_ENDIO_DONE;
+	spin_lock_irqsave(&a->lock, flags);
+	a->pd[io->disk].queued--;
+	ew_head_done(a, io->disk, io->newp[0], io->start_ns, io->pred_ns[0],
+		     ew_now());
+	ew_epoch_exit(a, io->epoch);
+	kick = !a->pd[io->disk].queued && a->m[io->disk].nr_delayed;
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (kick)
+		ew_kick_prop(a);
+	return DM_ENDIO_DONE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Suspend and resume. */
+
+static bool ew_copies_done(struct ew_array *a)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&a->lock, flags);
+	done = !a->copies;
+	spin_unlock_irqrestore(&a->lock, flags);
+	return done;
+}
+
+static void ew_postsuspend(struct dm_target *ti)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	unsigned long flags;
+
+	/* dm has waited for every bio: park the delayed queues */
+	spin_lock_irqsave(&a->lock, flags);
+	a->suspended = true;
+	spin_unlock_irqrestore(&a->lock, flags);
+	flush_workqueue(a->prop_wq);
+	wait_event(a->copy_wait, ew_copies_done(a));
+	flush_workqueue(a->prop_wq);
+	flush_workqueue(a->wq);
+}
+
+static void ew_resume(struct dm_target *ti)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	a->suspended = false;
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_kick_prop(a);
+	ew_kick_bios(a);
+}
+
+/* ---------------------------------------------------------------- */
+/* Status. */
+
+static void ew_emit_x100(char *buf, size_t len, u32 x100)
+{
+	if (x100 % 100)
+		snprintf(buf, len, "%u.%02u", x100 / 100, x100 % 100);
+	else
+		snprintf(buf, len, "%u", x100 / 100);
+}
+
+static void ew_status(struct dm_target *ti, status_type_t type,
+		      unsigned int status_flags, char *result,
+		      unsigned int maxlen)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	char dd[16], ds[16], states[EW_MAX_DISKS + 1];
+	u64 c[EW_C_NR], mae, pending;
+	unsigned long flags;
+	unsigned int sz = 0;
+	u32 i;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+	case STATUSTYPE_IMA:
+		spin_lock_irqsave(&a->lock, flags);
+		for (i = 0; i < a->nr; i++)
+			states[i] = a->pd[i].failed ? 'D' : 'A';
+		states[a->nr] = '\0';
+		pending = a->pending;
+		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
+		spin_unlock_irqrestore(&a->lock, flags);
+		for (i = 0; i < EW_C_NR; i++)
+			c[i] = atomic64_read(&a->counters[i]);
+		ew_emit_x100(dd, sizeof(dd),
+			     a->geom.p.layout == EW_LAYOUT_RAID10 ? 100 :
+			     a->geom.p.dilution_x100);
+		ew_emit_x100(ds, sizeof(ds), ew_geom_stripe_x100(&a->geom));
+		if (type == STATUSTYPE_INFO) {
+			DMEMIT("%s %u %u %s %s %llu %s %llu",
+			       ew_layout_name(a->geom.p.layout), a->nr,
+			       a->geom.p.mirrors, dd, ds,
+			       a->geom.region_blocks, states, pending);
+			DMEMIT(" %llu %llu %llu %llu %llu %llu %llu",
+			       c[EW_C_READS], c[EW_C_WRITES], c[EW_C_FG_WRITES],
+			       c[EW_C_BG_WRITES], c[EW_C_EAGER_WRITES],
+			       c[EW_C_FLUSHES], mae);
+		} else {
+			DMEMIT_TARGET_NAME_VERSION(ti->type);
+			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",
+			       ew_layout_name(a->geom.p.layout), a->nr,
+			       a->geom.p.mirrors, dd, a->args.sync);
+			DMEMIT(",block_size=%u,chunk_sectors=%u,delay_queue=%u",
+			       a->args.block_size, a->args.chunk_sectors,
+			       a->args.delay_queue);
+			DMEMIT(",member_states=%s,pending=%llu;", states,
+			       pending);
+		}
+		break;
+	case STATUSTYPE_TABLE:
+		if (sz < maxlen)
+			sz += ew_table_format_layout(&t->args, result + sz,
+						     maxlen - sz);
+		DMEMIT(" %s %u", t->meta->name, t->nr);
+		for (i = 0; i < t->nr; i++)
+			DMEMIT(" %s", t->dev[i]->name);
+		DMEMIT(" 0");
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Messages. */
+
+struct ew_param_key {
+	const char *name;
+	size_t off;
+	bool u64;
+};
+
+#define EW_PK(f, wide) { #f, offsetof(struct ew_disk_params, f), wide }
+static const struct ew_param_key ew_param_keys[] = {
+	EW_PK(rotation_ns, true),
+	EW_PK(phase_ns, true),
+	EW_PK(single_cyl_ns, false),
+	EW_PK(seek_a_ns, false),
+	EW_PK(seek_b_ns, false),
+	EW_PK(seek_boundary, false),
+	EW_PK(seek_c_ns, false),
+	EW_PK(seek_e_ns, false),
+	EW_PK(head_switch_ns, false),
+	EW_PK(write_settle_ns, false),
+	EW_PK(overhead_ns, false),
+};
+
+static int ew_disk_param(struct ew_array *a, unsigned int argc, char **argv)
+{
+	const struct ew_param_key *k = NULL;
+	struct ew_disk *tmp;
+	const char *why;
+	unsigned long flags;
+	u32 first, last, i;
+	u64 v;
+	int ret;
+
+	if (argc != 4) {
+		DMWARN("disk_param: expected <member|all> <key> <value>");
+		return -EINVAL;
+	}
+	first = 0;
+	last = a->nr - 1;
+	if (strcmp(argv[1], "all")) {
+		if (kstrtou32(argv[1], 10, &first) || first >= a->nr) {
+			DMWARN("disk_param: bad member index %s", argv[1]);
+			return -EINVAL;
+		}
+		last = first;
+	}
+	for (i = 0; i < ARRAY_SIZE(ew_param_keys); i++)
+		if (!strcmp(argv[2], ew_param_keys[i].name))
+			k = &ew_param_keys[i];
+	if (!k) {
+		DMWARN("disk_param: unknown key %s", argv[2]);
+		return -EINVAL;
+	}
+	if (kstrtou64(argv[3], 10, &v) || (!k->u64 && v > U32_MAX)) {
+		DMWARN("disk_param: bad value %s for %s", argv[3], k->name);
+		return -EINVAL;
+	}
+	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	for (i = first; i <= last; i++) {
+		struct ew_disk_params p;
+
+		spin_lock_irqsave(&a->lock, flags);
+		p = a->m[i].model.p;
+		spin_unlock_irqrestore(&a->lock, flags);
+		if (k->u64)
+			*(u64 *)((u8 *)&p + k->off) = v;
+		else
+			*(u32 *)((u8 *)&p + k->off) = (u32)v;
+		why = "the disk model cannot be built";
+		ret = ew_disk_params_check(&p, &why);
+		if (!ret)
+			ret = ew_disk_init(tmp, &p, a->m[i].model.nr_sectors);
+		if (ret) {
+			DMWARN("disk_param: %s %s rejected: %s", k->name,
+			       argv[3], why);
+			kfree(tmp);
+			return -EINVAL;
+		}
+		spin_lock_irqsave(&a->lock, flags);
+		a->m[i].model = *tmp;
+		spin_unlock_irqrestore(&a->lock, flags);
+	}
+	kfree(tmp);
+	return 0;
+}
+
+static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
+		      char *result, unsigned int maxlen)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+	unsigned long flags;
+	u32 i;
+
+	if (argc == 1 && !strcmp(argv[0], "reset_counters")) {
+		for (i = 0; i < EW_C_NR; i++)
+			atomic64_set(&a->counters[i], 0);
+		spin_lock_irqsave(&a->lock, flags);
+		a->err_sum_ns = 0;
+		a->err_count = 0;
+		spin_unlock_irqrestore(&a->lock, flags);
+		return 0;
+	}
+	if (argc >= 1 && !strcmp(argv[0], "disk_param"))
+		return ew_disk_param(a, argc, argv);
+	DMWARN("unknown message %s with %u arguments",
+	       argc ? argv[0] : "(none)", argc);
+	return -EINVAL;
+}
+
+/* ---------------------------------------------------------------- */
+
+static int ew_iterate_devices(struct dm_target *ti,
+			      iterate_devices_callout_fn fn, void *data)
+{
+	struct ew_target *t = ti->private;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; !ret && i < t->nr; i++)
+		ret = fn(ti, t->dev[i], 0,
+			 (sector_t)t->a->geom.region_blocks *
+			 t->a->block_sectors, data);
+	return ret;
+}
+
+static void ew_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	struct ew_target *t = ti->private;
+	u32 bs = t->args.block_size;
+
+	limits->logical_block_size = bs;
+	limits->physical_block_size = bs;
+	blk_limits_io_min(limits, bs);
+	limits->discard_granularity = bs;
+	limits->max_discard_sectors = EW_MAX_DISCARD_BLOCKS * (bs >> 9);
+	limits->max_hw_discard_sectors = limits->max_discard_sectors;
+}
+
+static struct target_type ew_target_type = {
+	.name = "eagerwrite",
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = ew_ctr,
+	.dtr = ew_dtr,
+	.map = ew_map,
+	.end_io = ew_end_io,
+	.postsuspend = ew_postsuspend,
+	.resume = ew_resume,
+	.status = ew_status,
+	.message = ew_message,
+	.iterate_devices = ew_iterate_devices,
+	.io_hints = ew_io_hints,
+};
+
+static int __init dm_eagerwrite_init(void)
+{
+	int r = dm_register_target(&ew_target_type);
+
+	if (r < 0)
+		DMERR("register failed %d", r);
+	return r;
+}
+
+static void __exit dm_eagerwrite_exit(void)
+{
+	dm_unregister_target(&ew_target_type);
+}
+
+module_init(dm_eagerwrite_init);
+module_exit(dm_eagerwrite_exit);
+
+MODULE_DESCRIPTION(DM_NAME " eager-writing mirrored disk array target");
+MODULE_LICENSE("GPL");
