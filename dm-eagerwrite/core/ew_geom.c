@@ -40,7 +40,7 @@ enum ew_geom_err {
 
 static const char *const ew_geom_msgs[EW_GERR_NR] = {
 	[EW_GERR_LAYOUT] = "Unknown layout",
-	[EW_GERR_DISKS] = "Number of data devices out of range (2 to 64)",
+	[EW_GERR_DISKS] = "Wrong number of data devices (2 to 64)",
 	[EW_GERR_MIRRORS] = "mirrors out of range (2 to 8)",
 	[EW_GERR_DDM_MIRRORS] = "mirrors must be 2 for layout ddm",
 	[EW_GERR_DIVISIBLE] = "Number of data devices not divisible by mirrors",

@@ -1,0 +1,221 @@
+#!/bin/bash
+# Tests of ewctl (userspace/ewctl): geometry and table subcommands, exit
+# codes, JSON, messages (against Documentation/table-errors.rst).  Prints
+# "ok - NAME" / "not ok - NAME" per case; exits 1 if any failed.
+set -u
+top=${EW_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${EW_BIN:-$top/build/userspace/bin}
+ewctl=$bin/ewctl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; failed=1; }
+
+# run NAME WANT_RC CMD...: runs CMD, keeps stdout in $out, stderr in $err
+run() {
+	local want=$1; shift
+	out=$("$@" 2>"$tmp/err"); rc=$?
+	err=$(cat "$tmp/err")
+	[ "$rc" -eq "$want" ]
+}
+
+# expect NAME WANT_RC WANT_STDERR CMD...: exit code and exact stderr
+expect_err() {
+	local name=$1 want=$2 msg=$3; shift 3
+	if run "$want" "$@" && [ "$err" = "ewctl: $msg" ] && [ -z "$out" ]; then
+		ok "$name"
+	else
+		nok "$name" "rc=$rc (want $want)" "stderr: $err" "want: ewctl: $msg"
+	fi
+}
+
+json_get() { # json_get KEY: a field of the JSON object in $out
+	python3 -c 'import json,sys; print(json.loads(sys.stdin.read())[sys.argv[1]])' "$1" <<<"$out"
+}
+
+[ -x "$ewctl" ] || { nok "ewctl built" "$ewctl missing"; exit 1; }
+
+for i in $(seq 0 69); do truncate -s 64M "$tmp/d$i"; done
+truncate -s 60M "$tmp/d3"
+truncate -s 4M "$tmp/meta"
+devs4="$tmp/d0 $tmp/d1 $tmp/d2 $tmp/d3"
+
+# --- help and usage
+for c in "" "geometry" "table"; do
+	# shellcheck disable=SC2086
+	if run 0 "$ewctl" $c --help && grep -q '^Usage: ewctl' <<<"$out" &&
+	   [ -z "$err" ]; then ok "help ${c:-main}"; else nok "help ${c:-main}" "rc=$rc"; fi
+done
+if run 2 "$ewctl"; then ok "no command: exit 2"; else nok "no command: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" frobnicate && grep -q "unknown command" <<<"$err"; then
+	ok "unknown command: exit 2"; else nok "unknown command: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" table --bogus --metadata m a b; then ok "unknown option: exit 2"
+else nok "unknown option: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" table $devs4; then ok "table without --metadata: exit 2"
+else nok "table without --metadata: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" geometry --disks 4; then ok "geometry without --disk-size: exit 2"
+else nok "geometry without --disk-size: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" geometry --disks 4 --disk-size 1X; then ok "bad size unit: exit 2"
+else nok "bad size unit: exit 2" "rc=$rc"; fi
+if run 2 "$ewctl" table --len 1000 --metadata m a b; then ok "len not whole sectors: exit 2"
+else nok "len not whole sectors: exit 2" "rc=$rc"; fi
+
+# --- geometry: the paper's 2x9x2 on 36 disks of 1 GiB, 1 GiB volume
+if run 0 "$ewctl" geometry --layout ew --disks 36 --mirrors 2 --dilution 2 \
+	--disk-size 1G --len 1G &&
+   grep -q '^capacity *18874368 sectors (9663676416 bytes)$' <<<"$out" &&
+   grep -q '^region *29152 blocks per member' <<<"$out" &&
+   grep -q '^stripe width *18 disks per replica$' <<<"$out" &&
+   grep -q '^Ds *8.99$' <<<"$out"; then ok "geometry 2x9x2 text"
+else nok "geometry 2x9x2 text" "rc=$rc" "$out"; fi
+
+if run 0 "$ewctl" geometry --disks 36 --disk-size 2097152s --len 1G --json &&
+   [ "$(json_get capacity_sectors)" = 18874368 ] &&
+   [ "$(json_get region_blocks)" = 29152 ] &&
+   [ "$(json_get stripe_x100)" = 899 ] &&
+   [ "$(json_get width)" = 18 ] && [ "$(json_get ds)" = 8.99 ] &&
+   [ "$(json_get len_sectors)" = 2097152 ]; then ok "geometry 2x9x2 json"
+else nok "geometry 2x9x2 json" "rc=$rc" "$out"; fi
+
+# default len is the capacity: region is the whole member, Ds 1
+if run 0 "$ewctl" geometry --disks 36 --disk-size 1GiB --json &&
+   [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&
+   [ "$(json_get region_blocks)" = 262144 ] && [ "$(json_get ds)" = 1.00 ]; then
+	ok "geometry default len = capacity"
+else nok "geometry default len = capacity" "rc=$rc" "$out"; fi
+
+# worked examples of Documentation/geometry.rst (members of 1000 blocks)
+if run 0 "$ewctl" geometry --layout raid10 --disks 6 --disk-size 8000s \
+	--chunk-sectors 32 --len 800s --json &&
+   [ "$(json_get capacity_blocks)" = 3000 ] && [ "$(json_get region_blocks)" = 36 ]
+then ok "geometry raid10 worked example"
+else nok "geometry raid10 worked example" "rc=$rc" "$out"; fi
+if run 0 "$ewctl" geometry --layout ddm --disks 4 --dilution 1.5 \
+	--disk-size 8000s --chunk-sectors 32 --len 800s --json &&
+   [ "$(json_get capacity_blocks)" = 1600 ] && [ "$(json_get unit_blocks)" = 10 ] &&
+   [ "$(json_get region_blocks)" = 70 ] && [ "$(json_get home_blocks_per_disk)" = 28 ]
+then ok "geometry ddm worked example"
+else nok "geometry ddm worked example" "rc=$rc" "$out"; fi
+
+# a shorter volume, a smaller region
+r1=$("$ewctl" geometry --disks 8 --disk-size 1G --len 1G --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["region_blocks"])')
+r2=$("$ewctl" geometry --disks 8 --disk-size 1G --len 256M --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["region_blocks"])')
+if [ -n "$r1" ] && [ -n "$r2" ] && [ "$r2" -lt "$r1" ]; then ok "region shrinks with len"
+else nok "region shrinks with len" "$r1 $r2"; fi
+
+expect_err "geometry refuses dilution on raid10" 1 \
+	"Key dilution not allowed for layout raid10" \
+	"$ewctl" geometry --layout raid10 --dilution 2 --disks 4 --disk-size 1G
+expect_err "geometry refuses a too small member" 1 \
+	"Data devices too small for the layout" \
+	"$ewctl" geometry --disks 4 --disk-size 64K
+expect_err "geometry refuses len > capacity" 1 \
+	"Length exceeds the array's capacity" \
+	"$ewctl" geometry --disks 4 --disk-size 1G --len 5G
+
+# --- table: lengths from the files; the smallest member counts
+# raid10 on 4: 60 MiB = 15360 blocks = 960 rows of 16; 2 columns
+want="0 245760 eagerwrite raid10 0 $tmp/meta 4 $devs4 0"
+# shellcheck disable=SC2086
+if run 0 "$ewctl" table --layout raid10 --metadata "$tmp/meta" $devs4 &&
+   [ "$out" = "$want" ] && [ -z "$err" ]; then ok "table raid10 from file sizes"
+else nok "table raid10 from file sizes" "got:  $out" "want: $want" "$err"; fi
+# ew on 4, Dd 2: share 7680 blocks, 2 columns: 15360 blocks
+# shellcheck disable=SC2086
+if run 0 "$ewctl" table --metadata "$tmp/meta" $devs4 &&
+   [ "$out" = "0 122880 eagerwrite ew 0 $tmp/meta 4 $devs4 0" ]; then
+	ok "table ew default"
+else nok "table ew default" "$out"; fi
+
+# keys in canonical order whatever the options' order; only given ones
+# shellcheck disable=SC2086
+if run 0 "$ewctl" table --delay-queue 100 --sync 2 --dilution 1.50 --mirrors 2 \
+	--len 64M --metadata "$tmp/meta" $devs4 &&
+   [ "$out" = "0 131072 eagerwrite ew 8 mirrors 2 dilution 1.5 sync 2 delay_queue 100 $tmp/meta 4 $devs4 0" ]
+then ok "table canonical key order"
+else nok "table canonical key order" "$out" "$err"; fi
+
+# --disk-size: the devices are not opened at all
+devs36=$(for i in $(seq 1 36); do printf '/dev/nonexistent%d ' "$i"; done)
+# shellcheck disable=SC2086
+if run 0 "$ewctl" table --sync 2 --dilution 2 --disk-size 1G --metadata /dev/md_meta $devs36 &&
+   [ "$out" = "0 18874368 eagerwrite ew 4 dilution 2 sync 2 /dev/md_meta 36 ${devs36% } 0" ]
+then ok "table 36 disks with --disk-size"
+else nok "table 36 disks with --disk-size" "$out" "$err"; fi
+
+# shellcheck disable=SC2086
+if run 0 "$ewctl" table --layout ddm --json --metadata "$tmp/meta" $devs4 &&
+   [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&
+   [ "$(json_get table)" = "0 $(json_get len_sectors) eagerwrite ddm 0 $tmp/meta 4 $devs4 0" ] &&
+   [ "$(json_get disk_sectors)" = 122880 ]; then ok "table json"
+else nok "table json" "$out"; fi
+
+# shellcheck disable=SC2086
+expect_err "table refuses dilution on raid10" 1 \
+	"Key dilution not allowed for layout raid10" \
+	"$ewctl" table --layout raid10 --dilution 2 --metadata "$tmp/meta" $devs4
+expect_err "table refuses a duplicate device" 1 "Duplicate data device" \
+	"$ewctl" table --metadata "$tmp/meta" "$tmp/d0" "$tmp/d1" "$tmp/d2" "$tmp/d0"
+expect_err "table refuses metadata among data" 1 \
+	"Metadata device is also a data device" \
+	"$ewctl" table --metadata "$tmp/d1" "$tmp/d0" "$tmp/d1"
+expect_err "table refuses 3 devices for 2 mirrors" 1 \
+	"Number of data devices not divisible by mirrors" \
+	"$ewctl" table --metadata "$tmp/meta" "$tmp/d0" "$tmp/d1" "$tmp/d2"
+expect_err "table refuses sync 3" 1 "Invalid sync value (1 or 2)" \
+	"$ewctl" table --sync 3 --metadata "$tmp/meta" "$tmp/d0" "$tmp/d1"
+expect_err "table refuses ddm mirrors 4" 1 "mirrors must be 2 for layout ddm" \
+	"$ewctl" table --layout ddm --mirrors 4 --metadata "$tmp/meta" "$tmp/d0" "$tmp/d1"
+expect_err "table refuses dilution 1.333" 1 "Invalid dilution value" \
+	"$ewctl" table --dilution 1.333 --metadata "$tmp/meta" "$tmp/d0" "$tmp/d1"
+devs66=$(for i in $(seq 0 65); do printf '%s ' "$tmp/d$i"; done)
+# shellcheck disable=SC2086
+expect_err "table refuses 66 devices" 1 "Wrong number of data devices (2 to 64)" \
+	"$ewctl" table --metadata "$tmp/meta" $devs66
+# shellcheck disable=SC2086
+expect_err "table refuses len > capacity" 1 "Length exceeds the array's capacity" \
+	"$ewctl" table --len 1G --metadata "$tmp/meta" $devs4
+# shellcheck disable=SC2086
+expect_err "table refuses len not a block multiple" 1 \
+	"Length not a multiple of block_size" \
+	"$ewctl" table --len 1s --metadata "$tmp/meta" $devs4
+expect_err "table: missing device" 1 "$tmp/nope: No such file or directory" \
+	"$ewctl" table --metadata "$tmp/meta" "$tmp/d0" "$tmp/nope"
+expect_err "table: character device" 1 "/dev/null: not a block device or regular file" \
+	"$ewctl" table --metadata "$tmp/meta" "$tmp/d0" /dev/null
+
+# the line ewctl prints is accepted by the parser and prints back the same
+# (len and devices kept); feed its layout words back through the options
+# shellcheck disable=SC2086
+line=$("$ewctl" table --chunk-sectors 64 --block-size 8192 --mirrors 2 --dilution 3 \
+	--metadata "$tmp/meta" $devs4)
+set -- $line
+if [ "$3" = eagerwrite ] && [ "$4" = ew ] && [ "$5" = 8 ] &&
+   line2=$("$ewctl" table --len "$2s" --$6 $7 --$8 $9 \
+	   --$(tr _ - <<<"${10}") ${11} --$(tr _ - <<<"${12}") ${13} \
+	   --metadata "$tmp/meta" $devs4) && [ "$line" = "$line2" ]; then
+	ok "table line reloads exactly"
+else nok "table line reloads exactly" "$line" "${line2:-}"; fi
+
+# every message is documented, word for word
+doc=$top/Documentation/table-errors.rst
+missing=""
+while IFS= read -r m; do
+	grep -qF -- "$m" "$doc" 2>/dev/null || missing="$missing[$m] "
+done < <("$ewctl" table --list-errors)
+n=$("$ewctl" table --list-errors | wc -l)
+if [ -z "$missing" ] && [ "$n" -ge 40 ]; then ok "every message documented ($n)"
+else nok "every message documented" "missing: $missing"; fi
+
+# fast enough for scripts in a slow guest: 36 files, well under a second
+start=$(date +%s%N)
+for i in 1 2 3 4 5; do
+	"$ewctl" table --metadata "$tmp/meta" $(for i in $(seq 0 35); do printf '%s ' "$tmp/d$i"; done) >/dev/null
+done
+ms=$(( ($(date +%s%N) - start) / 5000000 ))
+if [ "$ms" -lt 500 ]; then ok "table is fast (${ms} ms)"
+else nok "table is fast" "${ms} ms per call"; fi
+
+exit $failed
