@@ -129,6 +129,62 @@ int ew_disk_params_check(const struct ew_disk_params *p, const char **why)
 	return 0;
 }
 
+/* Sectors in the whole tracks of the parameters' zones. */
+u64 ew_disk_params_sectors(const struct ew_disk_params *p)
+{
+	u64 sum = 0;
+	u32 z;
+
+	for (z = 0; z < p->nr_zones && z < EW_DISK_MAX_ZONES; z++)
+		sum += (u64)p->zones[z].cylinders * p->zones[z].spt;
+	return sum * p->heads;
+}
+
+/*
+ * Denser recording instead of more cylinders: scales every zone's
+ * sectors per track (and the skews with them, so that they keep their
+ * time) until the disk holds nr_sectors, adding surfaces when a track
+ * would exceed 65,535 sectors.  The arm, the seek curve and the rotation
+ * stay those of the model: a disk of this size with the same mechanics.
+ */
+int ew_disk_params_fit(struct ew_disk_params *p, u64 nr_sectors)
+{
+	const char *why;
+	u64 cap, spt, max_spt = 0;
+	u32 z, k;
+	int ret;
+
+	ret = ew_disk_params_check(p, &why);
+	if (ret)
+		return ret;
+	cap = ew_disk_params_sectors(p);
+	if (cap >= nr_sectors)
+		return 0;
+	/* nr_sectors * 65535 must not overflow */
+	if (nr_sectors >> 47)
+		return -EFBIG;
+	for (z = 0; z < p->nr_zones; z++) {
+		spt = div64_u64(nr_sectors * p->zones[z].spt + cap - 1, cap);
+		max_spt = max(max_spt, spt);
+	}
+	k = (u32)div64_u64(max_spt + 65534, 65535);
+	if ((u64)p->heads * k > EW_DISK_MAX_HEADS)
+		return -EFBIG;
+	for (z = 0; z < p->nr_zones; z++) {
+		struct ew_zone *zn = &p->zones[z];
+
+		spt = div64_u64(nr_sectors * zn->spt + (u64)cap * k - 1,
+				cap * k);
+		zn->track_skew = (u32)div64_u64((u64)zn->track_skew * spt,
+						zn->spt);
+		zn->cyl_skew = (u32)div64_u64((u64)zn->cyl_skew * spt,
+					      zn->spt);
+		zn->spt = (u32)spt;
+	}
+	p->heads *= k;
+	return 0;
+}
+
 int ew_disk_init(struct ew_disk *d, const struct ew_disk_params *p,
 		 u64 nr_sectors)
 {

@@ -101,6 +101,16 @@ struct ew_access {
 void ew_disk_params_default(struct ew_disk_params *p);
 /* Checks the parameters; returns 0 or -EINVAL and a static reason. */
 int ew_disk_params_check(const struct ew_disk_params *p, const char **why);
+/* Sectors in the whole tracks of the zones. */
+u64 ew_disk_params_sectors(const struct ew_disk_params *p);
+/*
+ * Optional, before ew_disk_init() for a device larger than the model:
+ * raise the sectors per track (and surfaces, past 65,535 a track) so the
+ * model's cylinders hold nr_sectors, instead of ew_disk_init() extending
+ * the last zone inwards (which on a 1 TiB device makes a million
+ * cylinders and second-long full-stroke seeks).  0, or -EINVAL/-EFBIG.
+ */
+int ew_disk_params_fit(struct ew_disk_params *p, u64 nr_sectors);
 /* Builds the model for a device of nr_sectors (zones extended/truncated). */
 int ew_disk_init(struct ew_disk *d, const struct ew_disk_params *p,
 		 u64 nr_sectors);

@@ -235,6 +235,55 @@ static void test_extend_truncate(void **state)
 	}
 }
 
+static void test_params_fit(void **state)
+{
+	struct ew_disk_params p, q;
+	struct ew_disk d;
+	u64 sizes[] = { 1ULL << 31, 1ULL << 35 }, cap;
+	u32 i, z;
+
+	(void)state;
+	ew_disk_params_default(&p);
+	assert_int_equal(ew_disk_params_sectors(&p), 17783244);
+	/* smaller than the model: unchanged, ew_disk_init truncates */
+	q = p;
+	assert_int_equal(ew_disk_params_fit(&q, 131072), 0);
+	assert_memory_equal(&q, &p, sizeof(p));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		q = p;
+		assert_int_equal(ew_disk_params_fit(&q, sizes[i]), 0);
+		cap = ew_disk_params_sectors(&q);
+		assert_true(cap >= sizes[i]);
+		/* each zone rounds up by less than a sector per track */
+		assert_true(cap - sizes[i] < 6962ULL * q.heads);
+		assert_int_equal(ew_disk_init(&d, &q, sizes[i]), 0);
+		assert_int_equal(d.nr_cylinders, 6962);
+		assert_int_equal(d.nr_zones, 11);
+		for (z = 0; z < q.nr_zones; z++) {
+			assert_true(q.zones[z].spt <= 65535);
+			assert_int_equal(q.zones[z].cylinders,
+					 p.zones[z].cylinders);
+			/* the skews keep their time (to a sector) */
+			assert_true(q.zones[z].track_skew * 1000ULL /
+				    q.zones[z].spt + 1 >=
+				    p.zones[z].track_skew * 1000ULL /
+				    p.zones[z].spt);
+			assert_true(q.zones[z].track_skew <
+				    q.zones[z].spt);
+		}
+		assert_int_equal(ew_disk_seek_ns(&d, 0, 6961), 10637880);
+	}
+	/* 1 TiB fits 12 surfaces; 32 TiB needs more */
+	q = p;
+	assert_int_equal(ew_disk_params_fit(&q, 1ULL << 31), 0);
+	assert_int_equal(q.heads, 12);
+	q = p;
+	assert_int_equal(ew_disk_params_fit(&q, 1ULL << 36), 0);
+	assert_true(q.heads > 12);
+	q = p;
+	assert_int_equal(ew_disk_params_fit(&q, 1ULL << 50), -EFBIG);
+}
+
 static void test_angle(void **state)
 {
 	struct ew_disk d;
@@ -473,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_lba_to_pos_zone_boundaries),
 		cmocka_unit_test(test_track_round_trip),
 		cmocka_unit_test(test_extend_truncate),
+		cmocka_unit_test(test_params_fit),
 		cmocka_unit_test(test_angle),
 		cmocka_unit_test(test_sector_angle_skew),
 		cmocka_unit_test(test_first_sector_after),
