@@ -1087,12 +1087,11 @@ static sector_t ew_meta_min_sectors(const struct ew_geom *g)
 
 static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
-	struct ew_geom_params gp;
 	struct ew_target *t;
 	struct ew_array *a;
 	struct ew_geom *g;
 	const char *why = NULL;
-	u64 disk_sectors = U64_MAX, len_blocks;
+	u64 disk_sectors = U64_MAX;
 	fmode_t mode = dm_table_get_mode(ti->table);
 	u32 i, j;
 	int ret;
@@ -1139,12 +1138,12 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ret = -EINVAL;
 	for (i = 0; i < t->nr; i++) {
 		if (t->dev[i]->bdev == t->meta->bdev) {
-			ti->error = "The metadata device is also a data device";
+			ti->error = "Metadata device is also a data device";
 			goto bad;
 		}
 		for (j = 0; j < i; j++)
 			if (t->dev[j]->bdev == t->dev[i]->bdev) {
-				ti->error = "A data device is named twice";
+				ti->error = "Duplicate data device";
 				goto bad;
 			}
 	}
@@ -1152,21 +1151,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	t->args.metadata_dev = NULL;
 	memset(t->args.data_devs, 0, sizeof(t->args.data_devs));
 
-	ew_table_geom_params(&t->args, disk_sectors, &gp);
-	if (ew_geom_check(&gp, &why)) {
-		ti->error = (char *)why;
-		goto bad;
-	}
-	if (ti->len & (gp.block_sectors - 1)) {
-		ti->error = "Length is not a multiple of block_size";
-		goto bad;
-	}
-	len_blocks = ti->len >> ilog2(gp.block_sectors);
-	if (!len_blocks || len_blocks > ew_geom_capacity_blocks(&gp)) {
-		ti->error = "Length exceeds the array's capacity";
-		goto bad;
-	}
-	if (ew_geom_init(g, &gp, len_blocks, &why)) {
+	if (ew_table_geom(&t->args, disk_sectors, ti->len, g, &why)) {
 		ti->error = (char *)why;
 		goto bad;
 	}
@@ -1202,7 +1187,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	mutex_unlock(&ew_arrays_lock);
 
-	ret = dm_set_target_max_io_len(ti, gp.block_sectors);
+	ret = dm_set_target_max_io_len(ti, g->p.block_sectors);
 	if (ret) {
 		ti->error = "Cannot set the maximum I/O length";
 		goto bad_put;

@@ -1,0 +1,177 @@
+# shellcheck shell=bash
+# Helpers of the eagerwrite target's guest tests (tests/vm/test-target-*.sh),
+# sourced, not run.  Each check prints nothing on success and "# " lines
+# saying what went wrong otherwise; callers wrap them with check().
+
+fails=0
+passes=0
+ok() { echo "ok - $1"; passes=$((passes + 1)); }
+notok() { echo "not ok - $1"; fails=$((fails + 1)); }
+note() { echo "# $*"; }
+check() {	# check NAME COMMAND...: ok when COMMAND succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+finish() {
+	echo "# target: $passes passed, $fails failed"
+	[ "$fails" -eq 0 ]
+	exit $?
+}
+
+load_target() {
+	dmsetup targets 2>/dev/null | grep -q '^eagerwrite ' && return 0
+	modprobe dm-mod 2>/dev/null
+	modprobe dm-eagerwrite 2>/dev/null
+	[ -e /ew/dm-eagerwrite.ko ] && insmod /ew/dm-eagerwrite.ko 2>/dev/null
+	dmsetup targets 2>/dev/null | grep -q '^eagerwrite '
+}
+
+# Kernel log: mark where a test starts, then look for trouble after it.
+klog_from=0
+klog_mark() { klog_from=$(dmesg | wc -l); }
+klog_clean() {
+	local bad
+	bad=$(dmesg | tail -n +$((klog_from + 1)) |
+		grep -E 'WARNING|BUG|Oops|hung task|lockdep|Call Trace|general protection')
+	[ -z "$bad" ] && return 0
+	printf '%s\n' "$bad" | sed 's/^/#   /'
+	return 1
+}
+klog_has() {	# klog_has STRING: STRING appeared after the mark
+	dmesg | tail -n +$((klog_from + 1)) | grep -qF -- "$1"
+}
+
+# A tree of files: sizes from a few bytes to 2 MiB, nested directories.
+make_tree() {
+	local dir=$1 i j
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for i in 1 2 3 4; do
+		mkdir -p "$dir/d$i/sub"
+		for j in 1 2 3 4 5 6; do
+			head -c $(( (i * 7919 + j * 104729) % 2097152 + 1 )) \
+				/dev/urandom >"$dir/d$i/f$j"
+		done
+		head -c $((i * 333)) /dev/urandom >"$dir/d$i/sub/small"
+	done
+	(cd "$dir" && find . -type f | sort | xargs sha256sum) >/tmp/tree.sums
+}
+
+table_round_trip() {	# reload what dmsetup table prints: same table
+	local dev=$1 t1 t2
+	t1=$(dmsetup table "$dev") || return 1
+	dmsetup reload "$dev" --table "$t1" || { note "reload refused"; return 1; }
+	dmsetup resume "$dev" || return 1
+	t2=$(dmsetup table "$dev") || return 1
+	[ "$t1" = "$t2" ] && return 0
+	note "before: $t1"
+	note "after:  $t2"
+	return 1
+}
+
+# INFO: <layout> <N> <Dm> <Dd> <Ds> <region> <states> <pending> <reads>
+# <writes> <fg> <bg> <eager> <flushes> <mae_ns>, after "start len target".
+status_sane() {
+	local dev=$1 layout=$2 s
+	s=$(dmsetup status "$dev") || return 1
+	# shellcheck disable=SC2086
+	set -- $s
+	if [ $# -ne 18 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
+		[ "${#10}" != "$EW_NR_DISKS" ] || [ -n "$(printf '%s' "${10}" | tr -d A)" ]; then
+		note "status: $s"
+		return 1
+	fi
+}
+
+status_field() {	# status_field DEV N: Nth INFO field, 1 = layout
+	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'
+}
+
+counters_moved() {	# reads, writes, foreground writes all > 0
+	local dev=$1
+	[ "$(status_field "$dev" 9)" -gt 0 ] && [ "$(status_field "$dev" 10)" -gt 0 ] &&
+		[ "$(status_field "$dev" 11)" -gt 0 ] || { note "$(dmsetup status "$dev")"; return 1; }
+}
+
+fs_round_trip() {	# DEV FS TREE: mkfs, copy, verify after remount, fsck
+	local dev=/dev/mapper/$1 fs=$2 tree=$3 mnt=/mnt/ewt
+	modprobe "$fs" 2>/dev/null
+	mkdir -p $mnt
+	case $fs in
+	ext4) mkfs.ext4 -q -F "$dev" || return 1 ;;
+	xfs) mkfs.xfs -q -f "$dev" || return 1 ;;
+	esac
+	mount -t "$fs" "$dev" $mnt || return 1
+	cp -a "$tree" $mnt/tree || { umount $mnt; return 1; }
+	umount $mnt || return 1
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -t "$fs" "$dev" $mnt || return 1
+	if ! (cd $mnt/tree && sha256sum -c --quiet /tmp/tree.sums); then
+		umount $mnt
+		return 1
+	fi
+	umount $mnt || return 1
+	case $fs in
+	ext4) e2fsck -fn "$dev" >/tmp/fsck.out 2>&1 ;;
+	xfs) xfs_repair -n "$dev" >/tmp/fsck.out 2>&1 ;;
+	esac || { sed 's/^/#   /' /tmp/fsck.out | tail -n 20; return 1; }
+}
+
+fio_verify() {	# DEV RW SIZE [OFFSET]: fio verify, zero errors
+	local dev=/dev/mapper/$1 rw=$2 size=$3 off=${4:-0}
+	fio --name=verify --filename="$dev" --rw="$rw" --bsrange=4k-256k \
+		--iodepth=16 --ioengine=libaio --direct=1 --size="$size" \
+		--offset="$off" --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--eta=never --output=/tmp/fio.out >/dev/null 2>&1 && return 0
+	tail -n 30 /tmp/fio.out | sed 's/^/#   /'
+	return 1
+}
+
+piece_sum() {	# FILE MIB_SKIP: sha256 of the 1 MiB at MIB_SKIP
+	dd if="$1" bs=1M skip="$2" count=1 status=none | sha256sum | cut -d' ' -f1
+}
+
+discard_zeros() {	# write, discard, read zeros; bytes around untouched
+	local dev=/dev/mapper/$1 off=$((64 * 1048576)) zero
+	head -c $((3 * 1048576)) /dev/urandom >/tmp/pat || return 1
+	dd if=/tmp/pat of="$dev" bs=1M seek=64 oflag=direct status=none || return 1
+	blkdiscard -o $((off + 1048576)) -l 1048576 "$dev" || return 1
+	dd if="$dev" of=/tmp/back bs=1M skip=64 count=3 iflag=direct status=none ||
+		return 1
+	zero=$(head -c 1048576 /dev/zero | sha256sum | cut -d' ' -f1)
+	[ "$(piece_sum /tmp/pat 0)" = "$(piece_sum /tmp/back 0)" ] ||
+		{ note "before the discarded range changed"; return 1; }
+	[ "$(piece_sum /tmp/back 1)" = "$zero" ] ||
+		{ note "discarded range does not read zeros"; return 1; }
+	[ "$(piece_sum /tmp/pat 2)" = "$(piece_sum /tmp/back 2)" ] ||
+		{ note "after the discarded range changed"; return 1; }
+}
+
+messages() {	# the documented messages work, bad ones are refused
+	local dev=$1
+	dmsetup message "$dev" 0 reset_counters || return 1
+	[ "$(status_field "$dev" 9)" -eq 0 ] || { note "reads not reset"; return 1; }
+	dmsetup message "$dev" 0 disk_param all rotation_ns 6000000 || return 1
+	dmsetup message "$dev" 0 disk_param 0 seek_a_ns 900000 || return 1
+	dmsetup message "$dev" 0 disk_param all overhead_ns 500000 || return 1
+	if dmsetup message "$dev" 0 bogus 2>/dev/null ||
+		dmsetup message "$dev" 0 disk_param 999 rotation_ns 1 2>/dev/null ||
+		dmsetup message "$dev" 0 disk_param all nokey 1 2>/dev/null ||
+		dmsetup message "$dev" 0 disk_param all rotation_ns x 2>/dev/null ||
+		dmsetup message "$dev" 0 disk_param all rotation_ns 0 2>/dev/null ||
+		dmsetup message "$dev" 0 disk_param all 2>/dev/null; then
+		note "a bad message was accepted"
+		return 1
+	fi
+	dmsetup message "$dev" 0 disk_param all rotation_ns 5973120 || return 1
+}
+
+# Gives the members' space back between configurations (loop over tmpfs).
+wipe_members() {
+	local d
+	for d in $EW_DISKS; do
+		blkdiscard "$d" 2>/dev/null
+	done
+	return 0
+}
