@@ -79,7 +79,7 @@ n=${#disks[@]}
 # the target accepts it.
 table=""
 if command -v ewctl >/dev/null; then
-	table=$(ewctl table --mirrors 2 "$meta" "${disks[@]}" 2>/dev/null |
+	table=$(ewctl table --mirrors 2 --metadata "$meta" "${disks[@]}" 2>/dev/null |
 		grep -E '^0 [0-9]+ eagerwrite ' | head -n 1)
 fi
 created=0

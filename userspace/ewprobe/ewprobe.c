@@ -20,6 +20,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "ew_kerncompat.h"
 #include "ewprobe.h"
 
 static const char usage[] =
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return EWP_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	ewp_err("unknown command '%s'", argv[1]);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ew_kerncompat.h"
 #include "ewprobe.h"
 
 static const char rate_usage[] =
@@ -220,7 +221,7 @@ static double ceiling(unsigned int rpm)
 
 static const char *verdict(double rate, unsigned int rpm)
 {
-	double top = ceiling(table_rpm[sizeof(table_rpm) / sizeof(table_rpm[0]) - 1]);
+	double top = ceiling(table_rpm[ARRAY_SIZE(table_rpm) - 1]);
 
 	if (rate > top && (!rpm || rate > ceiling(rpm)))
 		return "faster-than-any-rotating-disk";
@@ -265,7 +266,7 @@ static void print_text(const struct ewp_target *t, const struct rate_opts *o,
 		printf("  %5u rpm: %6.0f/s  %s\n", o->rpm, ceiling(o->rpm),
 		       rate > ceiling(o->rpm) ? "EXCEEDED" : "within");
 	else
-		for (size_t i = 0; i < sizeof(table_rpm) / sizeof(table_rpm[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(table_rpm); i++)
 			printf("  %5u rpm: %6.0f/s  %s\n", table_rpm[i],
 			       ceiling(table_rpm[i]),
 			       rate > ceiling(table_rpm[i]) ? "EXCEEDED" : "within");
@@ -289,7 +290,7 @@ static void print_json(const struct ewp_target *t, const struct rate_opts *o,
 		       const struct rate_result *r, double rate)
 {
 	const struct hist *h = &r->h;
-	double top = ceiling(table_rpm[sizeof(table_rpm) / sizeof(table_rpm[0]) - 1]);
+	double top = ceiling(table_rpm[ARRAY_SIZE(table_rpm) - 1]);
 
 	printf("{\"command\":\"rate\",\"path\":");
 	ewp_json_string(stdout, t->path);
@@ -309,7 +310,7 @@ static void print_json(const struct ewp_target *t, const struct rate_opts *o,
 	else
 		printf("\"rpm\":null,\"ceiling_per_sec\":null,\"exceeds_ceiling\":null,");
 	printf("\"ceilings\":[");
-	for (size_t i = 0; i < sizeof(table_rpm) / sizeof(table_rpm[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(table_rpm); i++)
 		printf("%s{\"rpm\":%u,\"per_sec\":%.1f,\"exceeded\":%s}", i ? "," : "",
 		       table_rpm[i], ceiling(table_rpm[i]),
 		       rate > ceiling(table_rpm[i]) ? "true" : "false");

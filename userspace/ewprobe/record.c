@@ -175,11 +175,11 @@ static int parse_at(const char *s, const char *end, struct ewp_rec *r)
 	/* The record ends at the line's end, less trailing CR/blanks. */
 	while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
 		if ((size_t)(end - p) > strlen(kinds[k].word) &&
 		    !memcmp(p, kinds[k].word, strlen(kinds[k].word)))
 			break;
-	if (k == sizeof(kinds) / sizeof(kinds[0]))
+	if (k == ARRAY_SIZE(kinds))
 		return -2;
 	p += strlen(kinds[k].word);
 	for (int i = 0; i < kinds[k].nums; i++) {

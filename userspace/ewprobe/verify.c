@@ -342,9 +342,11 @@ static int check_blocks(int fd, const struct log *l, struct totals *tot, const c
 			maxg = j - i;
 	}
 	imgs = calloc(maxg ? maxg : 1, sizeof(*imgs));
-	for (size_t i = 0; imgs && i < maxg; i++)
-		if (!(imgs[i] = malloc(l->bs)))
+	for (size_t i = 0; imgs && i < maxg; i++) {
+		imgs[i] = malloc(l->bs);
+		if (!imgs[i])
 			ret = EWP_FAIL;
+	}
 	if (!got || !imgs)
 		ret = EWP_FAIL;
 
