@@ -81,7 +81,11 @@ struct ew_replica {
 
 const char *ew_layout_name(enum ew_layout l);
 int ew_layout_parse(const char *s, enum ew_layout *l);
-/* "2", "1.5", "1.33": >= 1, at most two fractional digits. */
+/*
+ * "2", "1.5", "1.33": digits, optionally '.' and one or two digits; no
+ * sign, exponent or space.  -EINVAL for bad syntax, -ERANGE outside
+ * 1..100.
+ */
 int ew_parse_dilution(const char *s, u32 *x100);
 /* Prints a dilution the way ew_parse_dilution reads it back. */
 int ew_format_dilution(char *buf, size_t len, u32 x100);
