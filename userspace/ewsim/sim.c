@@ -940,15 +940,6 @@ void sim_config_default(struct sim_config *c)
 	c->max_outstanding = 20000;
 }
 
-static u64 disk_sectors_of(const struct ew_disk_params *p)
-{
-	u64 s = 0;
-
-	for (u32 z = 0; z < p->nr_zones; z++)
-		s += (u64)p->zones[z].cylinders * p->heads * p->zones[z].spt;
-	return s;
-}
-
 static int populate(struct sim *s, struct rng *r)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
@@ -986,11 +977,30 @@ static int populate(struct sim *s, struct rng *r)
 	return 0;
 }
 
+/* ddm: the home areas are not write-anywhere space; mark them by runs. */
+static void alloc_homes(struct sim *s, u32 disk)
+{
+	u64 b = 0, nb = s->g.region_blocks;
+
+	while (b < nb) {
+		u64 e;
+
+		if (!ew_geom_is_home(&s->g, disk, b)) {
+			b++;
+			continue;
+		}
+		for (e = b + 1; e < nb && ew_geom_is_home(&s->g, disk, e); e++)
+			;
+		ew_freemap_alloc_range(&s->d[disk].fm, b, e - b);
+		b = e;
+	}
+}
+
 static int sim_setup(struct sim *s, const struct sim_config *c)
 {
 	struct ew_geom_params gp;
 	const char *why = NULL;
-	u64 dsec = disk_sectors_of(&c->disk), cap, len;
+	u64 dsec = ew_disk_params_sectors(&c->disk), cap, len;
 	struct rng r;
 	int ret;
 
@@ -1066,9 +1076,7 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 			}
 			d->has_fm = true;
 			if (c->layout == EW_LAYOUT_DDM)
-				for (u64 b = 0; b < s->g.region_blocks; b++)
-					if (ew_geom_is_home(&s->g, i, b))
-						ew_freemap_alloc(&d->fm, b);
+				alloc_homes(s, i);
 		}
 		s->pd[i].model = &d->pmodel;
 		s->pd[i].head = &d->head;
@@ -1257,8 +1265,10 @@ int sim_run(const struct sim_config *c, struct sim_result *res)
 		sim_destroy(&s);
 		return -ENOMEM;
 	}
-	memcpy(all, s.rd_ns, s.nrd * sizeof(u64));
-	memcpy(all + s.nrd, s.wr_ns, s.nwr * sizeof(u64));
+	if (s.nrd)
+		memcpy(all, s.rd_ns, s.nrd * sizeof(u64));
+	if (s.nwr)
+		memcpy(all + s.nrd, s.wr_ns, s.nwr * sizeof(u64));
 	lat_from(&res->all, all, res->measured);
 	free(all);
 	lat_from(&res->rd, s.rd_ns, s.nrd);
@@ -1323,7 +1333,7 @@ static int selftest_one(struct sim_config *c, bool verbose)
 	struct ew_head h[EW_MAX_DISKS];
 	struct ew_disk model;
 	struct sim_result r, r2;
-	u64 dsec = disk_sectors_of(&c->disk);
+	u64 dsec = ew_disk_params_sectors(&c->disk);
 	u64 nops = 0, nfg = 0, nzero = 0;
 	int fd, bad = 0;
 	char line[512];

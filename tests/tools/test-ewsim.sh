@@ -1,0 +1,178 @@
+#!/bin/bash
+# Tests of ewsim (issue 7): small deterministic runs with asserted
+# properties.  Run by tests/tools/run against the ASan/UBSan build
+# ($EW_BIN); each case takes a second or two there.
+#
+# Prints "ok - NAME" or "not ok - NAME" per case; exits 1 if any failed.
+set -u
+top=${EW_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${EW_BIN:-$top/build/userspace-san/bin}
+ewsim=$bin/ewsim
+tmp=$(mktemp -d /tmp/test-ewsim.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; failed=1; }
+check() {	# check NAME COMMAND...: ok when the command succeeds
+	local name=$1; shift
+	if "$@" >"$tmp/out" 2>"$tmp/err"; then ok "$name"; else
+		nok "$name"; sed 's/^/#   /' "$tmp/err" "$tmp/out" | head -20; fi
+}
+# jq -e over a JSON file: true/false
+jqe() { jq -e "$2" "$1" >/dev/null; }
+# awk predicate over numbers: fcheck 'a < b' a=1 b=2
+fcheck() { local e=$1; shift; awk "$@" "BEGIN { exit !($e) }"; }
+
+# A small array: 8 disks, a small data set so that set-up is quick.
+small="--disks 8 --len-blocks 40000 --requests 4000"
+
+# --- command line ---------------------------------------------------------
+check "help exits 0 and documents the commands" \
+	bash -c "'$ewsim' --help | grep -q 'ewsim sweep'"
+"$ewsim" --layout nosuch >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "bad option exits 2" || nok "bad option exits 2 (got $rc)"
+"$ewsim" frobnicate >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "unknown command exits 2" ||
+	nok "unknown command exits 2 (got $rc)"
+"$ewsim" --trace "$tmp/none.csv" --disks 4 >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] && ok "missing trace exits 1" ||
+	nok "missing trace exits 1 (got $rc)"
+
+# --- zero load: response == the model's service time -----------------------
+check "selftest: zero-load replay against ew_disk_predict, all layouts" \
+	"$ewsim" selftest -v
+
+# --- conservation, per layout and sync ----------------------------------------
+for lay in raid10 ddm ew; do
+	for sync in 1 2; do
+		j=$tmp/$lay-$sync.json
+		if "$ewsim" --layout $lay --sync $sync $small --rate 400 \
+			--samples --json "$j" 2>"$tmp/err" &&
+		   jqe "$j" '.arrivals == 4000 and .completions == 4000 and
+			.measured == 3600 and
+			.read.n + .write.n == .measured and
+			(.collapsed | not)'; then
+			ok "no request lost: $lay sync $sync"
+		else
+			nok "no request lost: $lay sync $sync"
+			cat "$tmp/err"
+		fi
+		if jqe "$j" '.util_max < 1 and .util_mean > 0 and
+			.util_mean < 0.9 and (.util | length) == 8'; then
+			ok "utilisation below 1 below saturation: $lay sync $sync"
+		else
+			nok "utilisation below 1 below saturation: $lay sync $sync"
+		fi
+	done
+done
+j=$tmp/ew-1.json
+jqe "$j" '.workload == "synthetic"' && ok "synthetic load is labelled so" ||
+	nok "synthetic load is labelled so"
+jqe "$j" '.eager_writes > 0 and .eager_pos_ms > 0 and
+	(.delayq | length) > 10 and .delayed_done > 0' &&
+	ok "eager positioning and delayed queue reported" ||
+	nok "eager positioning and delayed queue reported"
+jqe "$tmp/raid10-1.json" '.eager_writes == 0' &&
+	ok "raid10 never eager-writes" || nok "raid10 never eager-writes"
+
+# Throughput equals the offered rate below saturation (within 5%).
+jqe "$j" '(((.throughput - .rate) | fabs) < (0.05 * .rate))' &&
+	ok "throughput follows the arrival rate" ||
+	nok "throughput follows the arrival rate"
+
+# --- queueing formulas ------------------------------------------------------
+# M/D/1: a degenerate disk (no seek, 1 us rotation, 5 ms overhead), two
+# mirrored disks with both writes in the foreground: each disk sees every
+# Poisson write, FCFS, constant service.  W = S + rho * S / (2 (1 - rho)).
+degen=rotation_ns=1000,seek_a_ns=1,seek_b_ns=0,seek_c_ns=1,seek_e_ns=0
+degen=$degen,single_cyl_ns=1,head_switch_ns=0,write_settle_ns=0
+degen=$degen,overhead_ns=5000000
+"$ewsim" --layout raid10 --disks 2 --sync 2 --read-frac 0 --policy fcfs \
+	--len-blocks 20000 --requests 8000 --rate 100 --disk "$degen" \
+	--json "$tmp/md1.json" 2>/dev/null
+s=$(jq .op_svc_ms "$tmp/md1.json"); w=$(jq .op_resp_ms "$tmp/md1.json")
+if fcheck 'w > 0 && (w - f) / f < 0.07 && (f - w) / f < 0.07' \
+	-v w="$w" -v f="$(awk -v s="$s" 'BEGIN { r = 0.1 * s;
+		print s + r * s / (2 * (1 - r)) }')"; then
+	ok "M/D/1: mean response $w ms against the formula"
+else
+	nok "M/D/1: mean response $w ms against the formula"
+fi
+# M/G/1 (Pollaczek-Khinchine) with the real disk model and the measured
+# service moments: W = E[S] + lambda E[S^2] / (2 (1 - lambda E[S])).
+"$ewsim" --layout raid10 --disks 2 --sync 2 --read-frac 0 --policy fcfs \
+	--len-blocks 200000 --requests 8000 --rate 60 \
+	--json "$tmp/mg1.json" 2>/dev/null
+read -r s m2 w < <(jq -r '"\(.op_svc_ms) \(.op_svc_m2) \(.op_resp_ms)"' \
+	"$tmp/mg1.json")
+pk=$(awk -v s="$s" -v m="$m2" 'BEGIN { l = 0.06;
+	print s + l * m / (2 * (1 - l * s)) }')
+if fcheck '(w - f) / f < 0.1 && (f - w) / f < 0.1' -v w="$w" -v f="$pk"; then
+	ok "M/G/1: mean response $w ms, Pollaczek-Khinchine $pk ms"
+else
+	nok "M/G/1: mean response $w ms, Pollaczek-Khinchine $pk ms"
+fi
+
+# --- determinism --------------------------------------------------------------
+"$ewsim" --layout ew $small --rate 500 --seed 7 --json "$tmp/a.json" 2>/dev/null
+"$ewsim" --layout ew $small --rate 500 --seed 7 --json "$tmp/b.json" 2>/dev/null
+"$ewsim" --layout ew $small --rate 500 --seed 8 --json "$tmp/c.json" 2>/dev/null
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok "same seed, identical output" ||
+	nok "same seed, identical output"
+jq -S 'del(.seed)' "$tmp/a.json" >"$tmp/a2.json"
+jq -S 'del(.seed)' "$tmp/c.json" >"$tmp/c2.json"
+cmp -s "$tmp/a2.json" "$tmp/c2.json" && nok "different seed, different output" ||
+	ok "different seed, different output"
+
+# --- delayed buffer: bounded, writers stall -----------------------------------
+"$ewsim" --layout ew --sync 1 $small --rate 1500 --delay-queue 20 \
+	--json "$tmp/dq.json" 2>/dev/null
+jqe "$tmp/dq.json" '.delayq_max <= 20 and .stalls > 0 and
+	.completions == .arrivals' &&
+	ok "delayed queue bounded by delay_queue, writers stall" ||
+	nok "delayed queue bounded by delay_queue, writers stall"
+
+# --- closed loop, trace replay, sweep, noise ------------------------------------
+"$ewsim" --layout ew --disks 4 --len-blocks 20000 --requests 2000 \
+	--outstanding 1 --read-frac 0.5 --json "$tmp/cl.json" 2>/dev/null
+jqe "$tmp/cl.json" '.workload == "closed" and .completions == 2000 and
+	.util_max < 1' && ok "closed loop keeps one request in flight" ||
+	nok "closed loop keeps one request in flight"
+
+awk 'BEGIN { srand(3); for (i = 0; i < 500; i++)
+	printf "%d,%d,%d,%s,%.6f\n", i % 2, int(rand() * 1e6) * 8, 4096 * (1 + i % 3),
+		(rand() < 0.6 ? "r" : "w"), i * 0.004 }' >"$tmp/spc.csv"
+"$ewsim" --layout ddm --disks 4 --len-blocks 20000 --trace "$tmp/spc.csv" \
+	--json "$tmp/tr.json" 2>/dev/null
+jqe "$tmp/tr.json" '(.workload | startswith("trace:")) and
+	.arrivals == 500 and .completions == 500' &&
+	ok "SPC trace replayed, every request completes" ||
+	nok "SPC trace replayed, every request completes"
+echo "0,1,2,x,0.1" >"$tmp/bad.csv"
+"$ewsim" --disks 4 --len-blocks 20000 --trace "$tmp/bad.csv" >/dev/null 2>&1
+[ $? -eq 1 ] && ok "malformed trace exits 1" || nok "malformed trace exits 1"
+
+"$ewsim" sweep --layout raid10 --disks 4 --len-blocks 20000 --requests 1000 \
+	--rates 50,100,200 >"$tmp/sw.csv" 2>/dev/null
+[ "$(wc -l <"$tmp/sw.csv")" -eq 4 ] && head -1 "$tmp/sw.csv" | grep -q '^workload,' &&
+	ok "sweep: one CSV row per rate" || nok "sweep: one CSV row per rate"
+
+"$ewsim" --layout ew $small --rate 400 --predict-noise 0.05 \
+	--json "$tmp/noise.json" 2>/dev/null
+jqe "$tmp/noise.json" '.completions == .arrivals and .eager_pos_ms > 0' &&
+	ok "prediction noise: runs, every request completes" ||
+	nok "prediction noise: runs, every request completes"
+
+# --- the bound -------------------------------------------------------------------
+"$ewsim" bound --writes 3000 --csv "$tmp/bound.csv" 2>/dev/null
+if awk -F, 'NR > 1 { if ($8 < 0.9 || $8 > 1.1 || $6 < 0.8 || $6 > 1.35 ||
+		$NF != 0) bad = 1; n++ } END { exit bad || n != 6 }' \
+		"$tmp/bound.csv"; then
+	ok "bound: placement is nearest, fresh free sets match (1-p)/(p+1/n)"
+else
+	nok "bound: placement is nearest, fresh free sets match (1-p)/(p+1/n)"
+	cat "$tmp/bound.csv"
+fi
+
+exit $failed
