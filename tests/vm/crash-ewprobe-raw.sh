@@ -80,6 +80,10 @@ if [ "${1-}" = --guest-verify ]; then
 fi
 
 # ---- on the host ----
+if [ -e /ew/config ]; then
+	echo "not ok - $(basename "$0") runs on the host (it boots the guest itself)"
+	exit 1
+fi
 mode=raw
 [ "${1-}" = --array ] && mode=array
 top=$(cd "$(dirname "$0")/../.." && pwd)
