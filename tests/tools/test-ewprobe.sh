@@ -176,6 +176,19 @@ run "$ewprobe" verify --log "$tmp/log-cut" --json "$tmp/d5"
 [ $rc = 1 ] && jqt '.corrupt == 1' && ok "verify: a tear with foreign bytes is corrupt" ||
 	nok "verify: a tear with foreign bytes is corrupt" "rc=$rc" "$(cat "$tmp/stdout")"
 
+# Write 401 landed but its intent is not in the log: garbled (a damaged
+# record, so it may well have been sent: later-write), or absent (corrupt).
+grep -v '^EWPROBE end\|^EWPROBE ack 401 ' "$tmp/log401" | sed '$s/^EWPROBE intent 401 /EWPROBE intent 4O1 /' >"$tmp/log-garbled"
+run "$ewprobe" verify --log "$tmp/log-garbled" --json "$tmp/d401"
+[ $rc = 0 ] && jqt '.damaged_records == 1 and .later_unlogged == 1 and .lost == 0 and .corrupt == 0' &&
+	ok "verify: a write whose intent record was garbled is a later write" ||
+	nok "verify: a write whose intent record was garbled is a later write" "rc=$rc" "$(cat "$tmp/stdout")"
+sed '$d' "$tmp/log-garbled" >"$tmp/log-unlogged"
+run "$ewprobe" verify --log "$tmp/log-unlogged" --json "$tmp/d401"
+[ $rc = 1 ] && jqt '.corrupt == 1 and (.problems[0].found | test("never logged"))' &&
+	ok "verify: a write that was never announced is corrupt" ||
+	nok "verify: a write that was never announced is corrupt" "rc=$rc" "$(cat "$tmp/stdout")"
+
 # ---- the log: noise, torn lines, in-flight writes ----
 # A console: kernel messages between records and one spliced into a
 # record; the last ack torn in half.  The torn ack's write is then a

@@ -17,7 +17,9 @@
  *   lost         it holds an older state: zeros, an earlier write to it,
  *                or a probe block of another run
  *   corrupt      anything else: garbage, a bad checksum, another block's
- *                data, a write whose intent was never logged
+ *                data, a write whose intent was never logged (unless the
+ *                log has damaged records: an intact later write of this
+ *                run then counts as later-write, "later_unlogged")
  *
  * lost and corrupt are failures (exit 1).  Blocks with an intent but no
  * acknowledgement are read and counted, never judged.
@@ -79,6 +81,7 @@ struct problem {
 
 struct totals {
 	size_t acked, verdicts[4], unacked, unacked_landed, acks, intents;
+	size_t later_unlogged;	/* later writes whose intent is among damaged records */
 	struct problem *p;
 	size_t np;
 };
@@ -323,6 +326,11 @@ static void judge(const struct log *l, struct totals *tot, const struct ent *g,
 			h.seed, h.seq);
 	} else if (h.seq < A->seq) {
 		problem(tot, V_LOST, A->block, A->seq, "an older write, seq %" PRIu64, h.seq);
+	} else if (l->bad) {
+		/* A later write of this run, intact; its intent was sent
+		 * before it was issued, so it is among the damaged records. */
+		tot->verdicts[V_LATER]++;
+		tot->later_unlogged++;
 	} else {
 		problem(tot, V_CORRUPT, A->block, A->seq,
 			"write seq %" PRIu64 ", whose intent was never logged", h.seq);
@@ -410,6 +418,9 @@ static void print_text(const char *path, const char *logpath, const struct log *
 	       t->verdicts[V_LOST], t->verdicts[V_CORRUPT]);
 	printf("unacked %zu (blocks with an intent but no ack, not judged; %zu hold the intended write)\n",
 	       t->unacked, t->unacked_landed);
+	if (t->later_unlogged)
+		printf("(%zu later writes of this run whose intents are among the damaged records)\n",
+		       t->later_unlogged);
 	if (t->verdicts[V_LOST] + t->verdicts[V_CORRUPT])
 		printf("result: FAIL - %zu acknowledged writes did not survive: the stack lied about durability\n",
 		       t->verdicts[V_LOST] + t->verdicts[V_CORRUPT]);
@@ -428,12 +439,13 @@ static void print_json(const char *path, const char *logpath, const struct log *
 	       "\"log_lines\":%zu,\"records\":%zu,\"other_lines\":%zu,\"damaged_records\":%zu,"
 	       "\"torn_last_line\":%s,\"runs\":%zu,\"ended\":%s,\"inconsistent\":%zu,"
 	       "\"intents\":%zu,\"acks\":%zu,\"acked\":%zu,\"verified\":%zu,\"later_write\":%zu,"
-	       "\"lost\":%zu,\"corrupt\":%zu,\"unacked\":%zu,\"unacked_landed\":%zu,\"problems\":[",
+	       "\"lost\":%zu,\"corrupt\":%zu,\"unacked\":%zu,\"unacked_landed\":%zu,"
+	       "\"later_unlogged\":%zu,\"problems\":[",
 	       l->bs, l->blocks, l->seed, l->lines, l->records, l->noise, l->bad,
 	       l->torn_tail ? "true" : "false", l->runs, l->ended ? "true" : "false",
 	       l->inconsistent, t->intents, t->acks, t->acked, t->verdicts[V_VERIFIED],
 	       t->verdicts[V_LATER], t->verdicts[V_LOST], t->verdicts[V_CORRUPT],
-	       t->unacked, t->unacked_landed);
+	       t->unacked, t->unacked_landed, t->later_unlogged);
 	for (size_t i = 0; i < t->np; i++) {
 		printf("%s{\"block\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"kind\":\"%s\",\"found\":",
 		       i ? "," : "", t->p[i].block, t->p[i].seq, verdict_names[t->p[i].v]);
