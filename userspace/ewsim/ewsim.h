@@ -51,6 +51,7 @@ u64 rng_below(struct rng *r, u64 n);
 struct sim_config {
 	/* array */
 	enum ew_layout layout;
+	bool single;		/* one conventional disk, in place (baseline) */
 	u32 nr_disks;
 	u32 mirrors;
 	u32 dilution_x100;
@@ -86,6 +87,7 @@ struct sim_config {
 };
 
 void sim_config_default(struct sim_config *c);
+const char *sim_layout_name(const struct sim_config *c);
 
 /* One statistics set (response times of completed requests, ns). */
 struct sim_lat {

@@ -17,7 +17,9 @@ static const char usage[] =
 "                                    eager-write positioning vs (1-p)/(p+1/n)\n"
 "\n"
 "Array (the module's parameters):\n"
-"  --layout raid10|ddm|ew   (ew)       --disks N (36)      --mirrors Dm (2)\n"
+"  --layout raid10|ddm|ew|single  (ew; single: one conventional disk,\n"
+"                           in place, the baseline)\n"
+"  --disks N (36)           --mirrors Dm (2)\n"
 "  --dilution Dd (2)        --sync 1|2 (1: \"Delay\", 2: \"Sync\")\n"
 "  --block-size BYTES (8192)  --chunk-sectors N (128)  --delay-queue N (10000)\n"
 "  --len-blocks N           data set in blocks (0: one member's size, the\n"
@@ -44,6 +46,9 @@ static const char usage[] =
 "  --json FILE|-  --csv FILE|-  --samples (delayed queue over time in JSON)\n"
 "  --ops FILE               every disk operation (CSV)\n"
 "  --stop-ms T              sweep: stop after a rate whose mean exceeds T\n"
+"  --stop-util U            sweep: stop after a rate whose mean disk\n"
+"                           utilisation exceeds U (delayed writes can no\n"
+"                           longer keep up) or a writer stalled\n"
 "\n"
 "Exit status: 0 ok, 1 run failed, 2 usage, 3 selftest failed.\n";
 
@@ -52,7 +57,7 @@ enum {
 	O_CHUNK, O_DELAYQ, O_LEN, O_POLICY, O_WINDOW, O_NOISE, O_DISK,
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
-	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_HELP
+	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -87,6 +92,7 @@ static const struct option longopts[] = {
 	{ "ops", required_argument, NULL, O_OPS },
 	{ "rates", required_argument, NULL, O_RATES },
 	{ "stop-ms", required_argument, NULL, O_STOPMS },
+	{ "stop-util", required_argument, NULL, O_STOPUTIL },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -177,6 +183,7 @@ struct cli {
 	double rates[256];
 	u32 nr_rates;
 	double stop_ms;
+	double stop_util;
 };
 
 static int parse_args(int argc, char **argv, struct cli *o)
@@ -185,6 +192,7 @@ static int parse_args(int argc, char **argv, struct cli *o)
 
 	sim_config_default(&o->c);
 	o->stop_ms = 1e9;
+	o->stop_util = 2;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		struct sim_config *c = &o->c;
@@ -196,7 +204,8 @@ static int parse_args(int argc, char **argv, struct cli *o)
 
 		switch (ch) {
 		case O_LAYOUT:
-			if (ew_layout_parse(a, &c->layout))
+			c->single = !strcmp(a, "single");
+			if (!c->single && ew_layout_parse(a, &c->layout))
 				return bad(name, a);
 			break;
 		case O_DISKS:
@@ -347,6 +356,10 @@ static int parse_args(int argc, char **argv, struct cli *o)
 			if (parse_dbl(a, &o->stop_ms) || o->stop_ms <= 0)
 				return bad(name, a);
 			break;
+		case O_STOPUTIL:
+			if (parse_dbl(a, &o->stop_util) || o->stop_util <= 0)
+				return bad(name, a);
+			break;
 		case 'h':
 		case O_HELP:
 			fputs(usage, stdout);
@@ -360,6 +373,11 @@ static int parse_args(int argc, char **argv, struct cli *o)
 		fprintf(stderr, "ewsim: unexpected argument '%s'\n",
 			argv[optind]);
 		return -EINVAL;
+	}
+	if (o->c.single) {
+		o->c.nr_disks = 1;
+		o->c.mirrors = 1;
+		o->c.sync = 1;
 	}
 	if (o->c.sync > o->c.mirrors) {
 		fprintf(stderr, "ewsim: --sync exceeds --mirrors\n");
@@ -477,7 +495,9 @@ static int cmd_sweep(int argc, char **argv)
 			o.c.rate, r.all.mean_ms,
 			r.collapsed ? ", collapsed" : "", r.wall_s);
 		sim_result_free(&r);
-		if (r.collapsed || r.all.mean_ms > o.stop_ms)
+		if (r.collapsed || r.all.mean_ms > o.stop_ms ||
+		    r.util_mean > o.stop_util ||
+		    (o.stop_util < 2 && r.stalls))
 			break;
 	}
 	if (jf)

@@ -96,7 +96,7 @@ void report_json(FILE *f, const struct sim_config *c,
 	json_str(f, wl_label(c, lab, sizeof(lab)));
 	fprintf(f,
 		",\n  \"layout\": \"%s\", \"disks\": %u, \"mirrors\": %u, \"dilution\": \"%s\", \"stripe\": %.2f, \"sync\": %u,\n",
-		ew_layout_name(c->layout), c->nr_disks, c->mirrors, dil,
+		sim_layout_name(c), c->nr_disks, c->mirrors, dil,
 		r->stripe_x100 / 100.0, c->sync);
 	fprintf(f,
 		"  \"policy\": \"%s\", \"block_bytes\": %u, \"chunk_sectors\": %u, \"delay_queue\": %u, \"predict_noise\": %g,\n",
@@ -163,7 +163,7 @@ void report_csv_row(FILE *f, const struct sim_config *c,
 
 	ew_format_dilution(dil, sizeof(dil), c->dilution_x100);
 	fprintf(f, "%s,%s,%u,%u,%s,%.2f,%u,%s,%llu,%g,%u,%d,%llu,%.3f,",
-		wl_label(c, lab, sizeof(lab)), ew_layout_name(c->layout),
+		wl_label(c, lab, sizeof(lab)), sim_layout_name(c),
 		c->nr_disks, c->mirrors, dil, r->stripe_x100 / 100.0, c->sync,
 		policy_name(c->policy), (unsigned long long)c->seed,
 		r->offered_rate, c->wl == WL_CLOSED ? c->outstanding : 0,

@@ -580,15 +580,36 @@ static u64 replica_block(const struct sim *s, u64 L, u32 k,
 	return l;
 }
 
+/* The single-disk baseline: no replicas, no placement, in place. */
+static void single_op(struct sim *s, struct lreq *r, u64 L, bool write)
+{
+	struct op *o = op_new(s);
+
+	o->kind = write ? OP_HOME : OP_READ;
+	o->disk = 0;
+	o->block = L;
+	o->nsect = s->bs;
+	o->lr = r;
+	o->lblock = L;
+	o->gen = write ? ++s->gen[L] : 0;
+	r->remaining++;
+	enqueue(s, o);
+}
+
 static void read_block(struct sim *s, struct lreq *r, u64 L)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 disk[EW_MAX_MIRRORS];
 	u64 block[EW_MAX_MIRRORS];
-	u32 n = ew_geom_map(&s->g, L, rep);
+	u32 n;
 	u32 stale = 0, busy = 0, k;
 	struct ew_choice ch;
 
+	if (s->c->single) {
+		single_op(s, r, L, false);
+		return;
+	}
+	n = ew_geom_map(&s->g, L, rep);
 	for (k = 0; k < n; k++) {
 		disk[k] = rep[k].disk;
 		block[k] = replica_block(s, L, k, rep);
@@ -697,12 +718,17 @@ static void delayed_op(struct sim *s, u64 L, u32 k, u32 disk, u8 kind,
 static void write_block(struct sim *s, struct lreq *r, u64 L)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 n = ew_geom_map(&s->g, L, rep);
 	enum ew_layout lay = s->c->layout;
 	bool eager = ew_layout_eager(lay);
-	u32 g = ++s->gen[L];
-	u32 skip = 0, fg = 0, k, i;
+	u32 skip = 0, fg = 0, k, i, n, g;
 	struct ew_choice ch;
+
+	if (s->c->single) {
+		single_op(s, r, L, true);
+		return;
+	}
+	n = ew_geom_map(&s->g, L, rep);
+	g = ++s->gen[L];
 
 	for (i = 0; i < s->c->sync && i < n; i++) {
 		struct op *o;
@@ -909,6 +935,11 @@ static void finish_op(struct sim *s, u32 disk, struct op *o)
 /* ------------------------------------------------------------------ */
 /* set-up, event loop, results */
 
+const char *sim_layout_name(const struct sim_config *c)
+{
+	return c->single ? "single" : ew_layout_name(c->layout);
+}
+
 void sim_config_default(struct sim_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -1000,7 +1031,7 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 {
 	struct ew_geom_params gp;
 	const char *why = NULL;
-	u64 dsec = ew_disk_params_sectors(&c->disk), cap, len;
+	u64 dsec = ew_disk_params_sectors(&c->disk), cap, len = 0;
 	struct rng r;
 	int ret;
 
@@ -1021,6 +1052,21 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 	gp.block_sectors = c->block_sectors;
 	gp.chunk_sectors = c->chunk_sectors;
 	gp.disk_sectors = dsec;
+	if (c->single) {
+		/* baseline: one disk, the data set at its start, in place */
+		s->n = 1;
+		s->dm = 1;
+		len = c->len_blocks ? c->len_blocks : dsec / c->block_sectors;
+		if (len > dsec / c->block_sectors) {
+			fprintf(stderr, "ewsim: data set larger than the disk\n");
+			return -EINVAL;
+		}
+		s->g.p = gp;
+		s->g.len_blocks = len;
+		s->g.region_blocks = len;
+		s->g.disk_blocks = dsec / c->block_sectors;
+		goto alloc;
+	}
 	if (ew_geom_check(&gp, &why)) {
 		fprintf(stderr, "ewsim: geometry: %s\n", why);
 		return -EINVAL;
@@ -1041,6 +1087,7 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 		fprintf(stderr, "ewsim: geometry: %s\n", why);
 		return -EINVAL;
 	}
+alloc:
 	if (s->g.region_blocks >= NO_LOC) {
 		fprintf(stderr, "ewsim: region too large\n");
 		return -EINVAL;
@@ -1066,7 +1113,7 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 			return ret;
 		}
 		d->pmodel = d->model;
-		if (ew_layout_eager(c->layout)) {
+		if (ew_layout_eager(c->layout) && !c->single) {
 			ret = ew_freemap_init(&d->fm, &d->model, s->bs,
 					      s->g.region_blocks);
 			if (ret) {
@@ -1083,7 +1130,7 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 		s->pd[i].fm = d->has_fm ? &d->fm : NULL;
 	}
 	rng_seed(&r, c->seed, 3);
-	if (ew_layout_eager(c->layout)) {
+	if (ew_layout_eager(c->layout) && !c->single) {
 		ret = populate(s, &r);
 		if (ret)
 			return ret;
@@ -1301,7 +1348,7 @@ int sim_run(const struct sim_config *c, struct sim_result *res)
 	s.sl = NULL;
 	res->len_blocks = s.g.len_blocks;
 	res->region_blocks = s.g.region_blocks;
-	res->stripe_x100 = ew_geom_stripe_x100(&s.g);
+	res->stripe_x100 = c->single ? 100 : ew_geom_stripe_x100(&s.g);
 	sim_destroy(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->wall_s = (double)(t1.tv_sec - t0.tv_sec) +
@@ -1419,7 +1466,7 @@ static int selftest_one(struct sim_config *c, bool verbose)
 	if (verbose)
 		fprintf(stderr,
 			"selftest: %s sync %u: %llu ops, %llu foreground, %llu unqueued, mean %.3f ms: %s\n",
-			ew_layout_name(c->layout), c->sync,
+			sim_layout_name(c), c->sync,
 			(unsigned long long)nops, (unsigned long long)nfg,
 			(unsigned long long)nzero, r.all.mean_ms,
 			bad ? "FAIL" : "ok");
@@ -1448,7 +1495,7 @@ int sim_selftest(bool verbose)
 			c.warmup = 0;
 			if (selftest_one(&c, verbose)) {
 				fprintf(stderr, "selftest: %s sync %u failed\n",
-					ew_layout_name(c.layout), sync);
+					sim_layout_name(&c), sync);
 				fails++;
 			}
 		}
