@@ -325,9 +325,11 @@ static void ew_release_frees(struct ew_array *a)
 		a->epoch = old;
 		a->epoch_start[old] = a->dfree.tail;
 	}
-	/* writes waiting for free space may go on */
+	/* writes and copies waiting for free space may go on */
 	if (released && !bio_list_empty(&a->deferred))
 		queue_work(a->wq, &a->bio_work);
+	if (released && a->pending)
+		queue_work(a->prop_wq, &a->prop_work);
 }
 
 static void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock)
