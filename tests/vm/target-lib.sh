@@ -9,9 +9,10 @@ ok() { echo "ok - $1"; passes=$((passes + 1)); }
 notok() { echo "not ok - $1"; fails=$((fails + 1)); }
 note() { echo "# $*"; }
 check() {	# check NAME COMMAND...: ok when COMMAND succeeds
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	if "$@"; then ok "$name"; else notok "$name"; fi
+	[ $((SECONDS - t0)) -lt 5 ] || note "$name: $((SECONDS - t0)) s"
 }
 finish() {
 	echo "# target: $passes passed, $fails failed"
