@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+/* __le16/__le32/__le64, the same typedefs <sys/stat.h> may pull in. */
+#include <linux/types.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -23,9 +25,6 @@ typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
 
 #define ew_zalloc(size)		calloc(1, (size))
 #define ew_free(ptr)		free(ptr)
