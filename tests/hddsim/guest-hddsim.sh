@@ -2,6 +2,7 @@
 # vm-run: --disks 1 --disk-size 64M --mem 2048 --timeout 900
 #
 # hddsim alone reproduces its disk model's service times (issue 9).
+# Run by tests/vm/host-hddsim.sh, which carries hddsim.ko into the guest.
 #
 # One hddsim disk with the core's default geometry (the Cheetah 9LP, full
 # size: 17,783,240 sectors) over brd (or a sparse loop file on tmpfs), so
@@ -9,14 +10,24 @@
 # (or 4) with direct 4 KiB I/O; the target counts what its model charged
 # (status and the "histogram" message) for exactly those requests.
 #
-# Tolerances, and why: the guest runs under QEMU TCG on a shared host, so
-# every I/O also pays the emulated submission and completion path (tens
-# to hundreds of microseconds) and the odd scheduling hiccup, on top of a
-# modelled 6-10 ms.  Measured means and the 10th/50th/90th percentiles
-# must be within 20% of the model's (the percentiles from the target's
-# 0.5 ms histogram, interpolated).  Model-only checks (the rotational wait
-# of random requests averages half a revolution, the seek of random
-# requests averages the Cheetah's ~5.5 ms) are within 10% and 20%.
+# The guest's own path.  Under QEMU TCG on a shared host every I/O also
+# pays the emulated system call, block layer, timer and wake-up, and the
+# host's scheduling of the vCPUs: measured here at 5-20 ms a request
+# when the host is loaded, as much as the modelled disk.  So each fio job
+# runs at the same moment on a second hddsim, the noise disk, whose model
+# charges a constant time; what fio measures there beyond that constant is
+# the guest path, under the same load.
+#
+# Tolerances: the measured mean within 20% (plus three standard errors
+# of the difference of the two means: the guest path has a heavy tail) of
+# the model's mean plus the guest path's; for random requests at queue
+# depth 1, the measured 10th/50th/90th percentiles within 20% of those of
+# the model's distribution (the target's 0.5 ms histogram) convolved with
+# the guest path's (fio's percentiles on the noise disk).  Model-only
+# checks (the rotational wait of random requests averages half a
+# revolution, their seek the Cheetah's ~5.5 ms) are within 10% and 20%.
+# At queue depth 4, one arm: the run lasts at least the sum of the
+# modelled accesses.
 #
 # Prints "ok - NAME" / "not ok - NAME" and figures as "# " lines.
 set -u
@@ -25,7 +36,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 SECTORS=17783240		# the default model's capacity
 ROTATION_NS=5973120		# the default model's revolution (10,045 RPM)
-TOL=20				# percent, measured against model
+TOL=20				# percent, measured against expected
 NR_IOS=${HDDSIM_NR_IOS:-600}
 DEV=hddsim0
 NOISE=hddsim_noise
@@ -223,9 +234,13 @@ compare() {
 		mean_within "$meas" "$exp" "$se"
 	check "$name: backing device mostly kept up (late $late of $n)" \
 		test "${late:-1}" -le $((n / 20))
-	# Queue waits make the model's distribution depend on fio's timing:
-	# percentiles only at queue depth 1.
-	[ "$name" = "${name%qd4}" ] || return 0
+	# Percentiles only where the model's time does not depend on the
+	# guest path, so that the two convolve: random requests at queue
+	# depth 1.  (Sequential: the rotational wait is what is left of a
+	# turn after the guest path; queue depth 4: the queue wait is.)
+	case $name in
+	rand*-qd*|seq*) return 0 ;;
+	esac
 	for q in 10 50 90; do
 		p=$(fio_clat "$name" "$dir" "$q.000000")
 		exp=$(expected_quantile "$name" "$dir" "0.$q")
@@ -312,7 +327,7 @@ run_fio randread-qd4 read 9500000 --rw=randread --ioengine=libaio --iodepth=4
 compare randread-qd4 read
 # One arm: N accesses served one at a time take at least the sum of
 # their access times (served in parallel they would take a quarter of
-# it); at queue depth 4 the disk seldom idles, so not much more either.
+# it).  How much more depends on the guest path: not checked.
 access=$(($(status_field 8) + $(status_field 9) + $(status_field 10)))
 busy=$(($(status_field 4) * access))
 elapsed=$(jq -r '.jobs[] | select(.jobname == "randread-qd4") | .read.runtime' \
@@ -321,8 +336,8 @@ elapsed=$((elapsed * 1000000))
 note "randread-qd4: elapsed $elapsed ns, $(status_field 4) accesses of $access ns ($busy ns)"
 check "randread-qd4: one request at a time (elapsed >= 98% of the accesses)" \
 	test "$elapsed" -ge $((busy * 98 / 100))
-check "randread-qd4: disk kept busy (elapsed <= 130% of the accesses)" \
-	test "$elapsed" -le $((busy * 130 / 100))
+note "randread-qd4: elapsed / accesses $((elapsed * 100 / busy))% (above 100%:" \
+	"the disk idled while all four requests were in the guest path)"
 
 dmsetup message "$DEV" 0 reset
 check "reset clears the counters" test "$(status_field 4)" = 0
