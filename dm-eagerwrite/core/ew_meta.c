@@ -1,0 +1,966 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ew_meta.c - the persistent metadata format: encoding, validation,
+ * journal replay and the map's cross-check.
+ *
+ * The format is described byte by byte in Documentation/on-disk-format.rst
+ * and summed up in ew_meta.h; the commit order that makes it crash-safe
+ * is the target's, and is written down in the same document.  Nothing
+ * here does I/O: the caller reads and writes the 4 KiB blocks.
+ */
+#include "ew_meta.h"
+
+static const char * const ew_meta_errors[] = {
+#define E_SB_CRC	ew_meta_errors[0]
+	"bad checksum in superblock",
+#define E_SB_MAGIC	ew_meta_errors[1]
+	"no eagerwrite superblock (bad magic)",
+#define E_VERSION	ew_meta_errors[2]
+	"unsupported metadata version",
+#define E_SB_WHERE	ew_meta_errors[3]
+	"superblock read from the wrong block (misdirected write)",
+#define E_SB_FIELDS	ew_meta_errors[4]
+	"superblock has invalid geometry fields",
+#define E_SB_LAYOUT	ew_meta_errors[5]
+	"superblock metadata layout is inconsistent",
+#define E_NO_SB		ew_meta_errors[6]
+	"no valid superblock in either slot",
+#define E_LAYOUT	ew_meta_errors[7]
+	"metadata belongs to another layout",
+#define E_NR_DISKS	ew_meta_errors[8]
+	"member count mismatch",
+#define E_MIRRORS	ew_meta_errors[9]
+	"metadata belongs to an array with another mirror count",
+#define E_DILUTION	ew_meta_errors[10]
+	"metadata belongs to an array with another dilution",
+#define E_CHUNK		ew_meta_errors[11]
+	"metadata belongs to an array with another chunk_sectors",
+#define E_BSIZE		ew_meta_errors[12]
+	"metadata belongs to an array with another block_size",
+#define E_LEN		ew_meta_errors[13]
+	"metadata belongs to an array of another length",
+#define E_SMALLER	ew_meta_errors[14]
+	"data devices smaller than when the array was created",
+#define E_GEOM		ew_meta_errors[15]
+	"metadata belongs to another geometry",
+#define E_META_SMALL	ew_meta_errors[16]
+	"metadata device too small",
+#define E_CK_CRC	ew_meta_errors[17]
+	"bad checksum in checkpoint block",
+#define E_CK_HDR	ew_meta_errors[18]
+	"checkpoint block is not part of the current checkpoint",
+#define E_CK_ENTRY	ew_meta_errors[19]
+	"checkpoint entry outside the member's region",
+#define E_J_FUTURE	ew_meta_errors[20]
+	"journal is newer than the superblock (a newer superblock was lost)",
+#define E_J_WHERE	ew_meta_errors[21]
+	"journal block read from the wrong block (misdirected write)",
+#define E_J_REC		ew_meta_errors[22]
+	"bad record in journal block",
+#define E_J_HOLE	ew_meta_errors[23]
+	"journal block lost in the middle of the journal",
+#define E_J_TYPE	ew_meta_errors[24]
+	"foreign metadata block in the journal area",
+#define E_MAP_RANGE	ew_meta_errors[25]
+	"map entry outside the member's region",
+#define E_MAP_HOME	ew_meta_errors[26]
+	"map entry points at another block's home",
+#define E_MAP_TWICE	ew_meta_errors[27]
+	"physical block referenced twice on one disk",
+#define E_MAP_MASK	ew_meta_errors[28]
+	"up-to-date replica without a physical block",
+#define E_LB_CRC	ew_meta_errors[29]
+	"bad checksum in member label",
+#define E_LB_MAGIC	ew_meta_errors[30]
+	"no eagerwrite member label",
+#define E_LB_UUID	ew_meta_errors[31]
+	"member belongs to another array",
+#define E_LB_INDEX	ew_meta_errors[32]
+	"member label names another position (members in another order?)",
+#define E_LB_COUNT	ew_meta_errors[33]
+	"member label: member count mismatch",
+#define E_LB_GEOM	ew_meta_errors[34]
+	"member label from another geometry",
+#define E_LB_GEN	ew_meta_errors[35]
+	"member label generation mismatch (stale member)",
+#define E_LB_WHERE	ew_meta_errors[36]
+	"member label not in the first block",
+#define E_SB_TABLE	ew_meta_errors[37]
+	"table arguments do not describe a valid array",
+};
+
+const char *ew_meta_error(unsigned int i)
+{
+	return i < ARRAY_SIZE(ew_meta_errors) ? ew_meta_errors[i] : NULL;
+}
+
+/* --- blocks and headers --- */
+
+bool ew_meta_block_is_zero(const void *blk)
+{
+	const u64 *p = blk;
+	unsigned int i;
+
+	for (i = 0; i < EW_META_BLOCK_SIZE / sizeof(u64); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static u32 ew_meta_crc(const void *blk)
+{
+	const u8 *b = blk;
+	static const u8 zero[4];
+	u32 crc;
+
+	crc = ew_crc32c(~0U, b, offsetof(struct ew_meta_hdr, crc));
+	crc = ew_crc32c(crc, zero, sizeof(zero));
+	return ew_crc32c(crc, b + offsetof(struct ew_meta_hdr, crc) + 4,
+			 EW_META_BLOCK_SIZE - offsetof(struct ew_meta_hdr, crc) - 4);
+}
+
+static void ew_meta_hdr_put(void *blk, enum ew_meta_type type, u32 nr, u64 seq,
+			    u64 blocknr, u64 aux, const u8 *uuid)
+{
+	struct ew_meta_hdr *h = blk;
+
+	h->magic = cpu_to_le32(EW_META_MAGIC);
+	h->crc = 0;
+	h->type = cpu_to_le16(type);
+	h->version = cpu_to_le16(EW_META_VERSION);
+	h->nr = cpu_to_le32(nr);
+	h->seq = cpu_to_le64(seq);
+	h->blocknr = cpu_to_le64(blocknr);
+	h->aux = cpu_to_le64(aux);
+	h->reserved = 0;
+	memcpy(h->uuid, uuid, EW_META_UUID_SIZE);
+}
+
+static void ew_meta_seal(void *blk)
+{
+	struct ew_meta_hdr *h = blk;
+
+	h->crc = cpu_to_le32(ew_meta_crc(blk));
+}
+
+static bool ew_meta_crc_ok(const void *blk)
+{
+	const struct ew_meta_hdr *h = blk;
+
+	return le32_to_cpu(h->crc) == ew_meta_crc(blk);
+}
+
+static bool ew_meta_hdr_is(const void *blk, enum ew_meta_type type)
+{
+	const struct ew_meta_hdr *h = blk;
+
+	return le32_to_cpu(h->magic) == EW_META_MAGIC &&
+	       le16_to_cpu(h->type) == type;
+}
+
+/* --- sizes and layout --- */
+
+u32 ew_meta_ckpt_per_block(u32 mirrors)
+{
+	return (u32)(EW_META_PAYLOAD / (4 * mirrors + 1));
+}
+
+static u64 ew_meta_journal_size(u64 ckpt_blocks)
+{
+	return min_t(u64, max_t(u64, ckpt_blocks, EW_META_JOURNAL_MIN),
+		     EW_META_JOURNAL_MAX);
+}
+
+void ew_meta_layout(struct ew_meta_sb *sb)
+{
+	sb->ckpt_per_block = ew_meta_ckpt_per_block(sb->mirrors);
+	sb->ckpt_blocks = DIV_ROUND_UP(sb->len_blocks,
+				       (u64)sb->ckpt_per_block);
+	sb->journal_start = EW_META_JOURNAL_START;
+	sb->journal_blocks = ew_meta_journal_size(sb->ckpt_blocks);
+	sb->ckpt_start[0] = sb->journal_start + sb->journal_blocks;
+	sb->ckpt_start[1] = sb->ckpt_start[0] + sb->ckpt_blocks;
+	sb->total_blocks = sb->ckpt_start[1] + sb->ckpt_blocks;
+}
+
+u64 ew_meta_size_blocks(u64 len_blocks, u32 mirrors)
+{
+	struct ew_meta_sb sb = { .len_blocks = len_blocks, .mirrors = mirrors };
+
+	if (!mirrors || mirrors > EW_MAX_MIRRORS)
+		return 0;
+	ew_meta_layout(&sb);
+	return sb.total_blocks;
+}
+
+u64 ew_meta_size_sectors(const struct ew_geom *g)
+{
+	return ew_meta_size_blocks(g->len_blocks, g->p.mirrors) *
+	       EW_META_BLOCK_SECTORS;
+}
+
+/* --- superblock --- */
+
+int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
+		    const struct ew_geom *g, const u8 *uuid, const char **why)
+{
+	u32 i;
+
+	memset(sb, 0, sizeof(*sb));
+	if (t->layout != g->p.layout || t->nr_disks != g->p.nr_disks ||
+	    t->mirrors != g->p.mirrors || !g->len_blocks ||
+	    t->block_size != g->p.block_sectors * 512) {
+		*why = E_SB_TABLE;
+		return -EINVAL;
+	}
+	memcpy(sb->uuid, uuid, EW_META_UUID_SIZE);
+	sb->generation = 1;
+	sb->layout = g->p.layout;
+	sb->nr_disks = g->p.nr_disks;
+	sb->mirrors = g->p.mirrors;
+	sb->dilution_x100 = g->p.dilution_x100;
+	sb->sync = t->sync;
+	sb->chunk_sectors = g->p.chunk_sectors;
+	sb->block_size = g->p.block_sectors * 512;
+	sb->delay_queue = t->delay_queue;
+	sb->len_blocks = g->len_blocks;
+	sb->disk_sectors = g->p.disk_sectors;
+	sb->region_blocks = g->region_blocks;
+	sb->data_offset_sectors = EW_MEMBER_DATA_OFFSET_SECTORS;
+	ew_meta_layout(sb);
+	sb->ckpt_area = 0;
+	sb->ckpt_seq = 0;
+	sb->journal_seq = 1;
+	for (i = 0; i < sb->nr_disks; i++)
+		sb->member_gen[i] = 1;
+	return 0;
+}
+
+u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
+{
+	struct ew_meta_sb_disk *d = blk;
+	u64 blocknr = ew_meta_sb_slot(sb->generation);
+	u32 i;
+
+	memset(blk, 0, EW_META_BLOCK_SIZE);
+	ew_meta_hdr_put(blk, EW_META_T_SB, 0, sb->generation, blocknr, 0,
+			sb->uuid);
+	d->layout = cpu_to_le32(sb->layout);
+	d->nr_disks = cpu_to_le32(sb->nr_disks);
+	d->mirrors = cpu_to_le32(sb->mirrors);
+	d->dilution_x100 = cpu_to_le32(sb->dilution_x100);
+	d->sync = cpu_to_le32(sb->sync);
+	d->chunk_sectors = cpu_to_le32(sb->chunk_sectors);
+	d->block_size = cpu_to_le32(sb->block_size);
+	d->delay_queue = cpu_to_le32(sb->delay_queue);
+	d->len_blocks = cpu_to_le64(sb->len_blocks);
+	d->disk_sectors = cpu_to_le64(sb->disk_sectors);
+	d->region_blocks = cpu_to_le64(sb->region_blocks);
+	d->data_offset_sectors = cpu_to_le64(sb->data_offset_sectors);
+	d->meta_block_size = cpu_to_le32(EW_META_BLOCK_SIZE);
+	d->ckpt_per_block = cpu_to_le32(sb->ckpt_per_block);
+	d->journal_start = cpu_to_le64(sb->journal_start);
+	d->journal_blocks = cpu_to_le64(sb->journal_blocks);
+	d->ckpt_start[0] = cpu_to_le64(sb->ckpt_start[0]);
+	d->ckpt_start[1] = cpu_to_le64(sb->ckpt_start[1]);
+	d->ckpt_blocks = cpu_to_le64(sb->ckpt_blocks);
+	d->total_blocks = cpu_to_le64(sb->total_blocks);
+	d->ckpt_seq = cpu_to_le64(sb->ckpt_seq);
+	d->ckpt_area = cpu_to_le32(sb->ckpt_area);
+	d->journal_seq = cpu_to_le64(sb->journal_seq);
+	for (i = 0; i < EW_MAX_DISKS; i++)
+		d->member_gen[i] = cpu_to_le64(sb->member_gen[i]);
+	ew_meta_seal(blk);
+	return blocknr;
+}
+
+/* Checks what a superblock says about itself. */
+static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
+{
+	struct ew_meta_sb lay = *sb;
+
+	if (sb->layout >= EW_LAYOUT_NR || sb->nr_disks < EW_MIN_DISKS ||
+	    sb->nr_disks > EW_MAX_DISKS || !sb->mirrors ||
+	    sb->mirrors > EW_MAX_MIRRORS || sb->mirrors > sb->nr_disks ||
+	    sb->block_size < EW_META_BLOCK_SIZE || !sb->len_blocks ||
+	    !sb->region_blocks || sb->region_blocks >= EW_MAP_NONE ||
+	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS ||
+	    !sb->generation) {
+		*why = E_SB_FIELDS;
+		return -EINVAL;
+	}
+	ew_meta_layout(&lay);
+	if (lay.ckpt_per_block != sb->ckpt_per_block ||
+	    lay.ckpt_blocks != sb->ckpt_blocks ||
+	    lay.journal_start != sb->journal_start ||
+	    lay.journal_blocks != sb->journal_blocks ||
+	    lay.ckpt_start[0] != sb->ckpt_start[0] ||
+	    lay.ckpt_start[1] != sb->ckpt_start[1] ||
+	    lay.total_blocks != sb->total_blocks || sb->ckpt_area > 1 ||
+	    !sb->journal_seq || sb->ckpt_seq > sb->generation) {
+		*why = E_SB_LAYOUT;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
+		      const char **why)
+{
+	const struct ew_meta_sb_disk *d = blk;
+	u32 i;
+
+	memset(sb, 0, sizeof(*sb));
+	if (!ew_meta_hdr_is(blk, EW_META_T_SB)) {
+		*why = E_SB_MAGIC;
+		return -EINVAL;
+	}
+	if (!ew_meta_crc_ok(blk)) {
+		*why = E_SB_CRC;
+		return -EINVAL;
+	}
+	if (le16_to_cpu(d->h.version) != EW_META_VERSION) {
+		*why = E_VERSION;
+		return -EINVAL;
+	}
+	if (le64_to_cpu(d->h.blocknr) != blocknr ||
+	    le32_to_cpu(d->meta_block_size) != EW_META_BLOCK_SIZE) {
+		*why = E_SB_WHERE;
+		return -EINVAL;
+	}
+	memcpy(sb->uuid, d->h.uuid, EW_META_UUID_SIZE);
+	sb->generation = le64_to_cpu(d->h.seq);
+	sb->layout = le32_to_cpu(d->layout);
+	sb->nr_disks = le32_to_cpu(d->nr_disks);
+	sb->mirrors = le32_to_cpu(d->mirrors);
+	sb->dilution_x100 = le32_to_cpu(d->dilution_x100);
+	sb->sync = le32_to_cpu(d->sync);
+	sb->chunk_sectors = le32_to_cpu(d->chunk_sectors);
+	sb->block_size = le32_to_cpu(d->block_size);
+	sb->delay_queue = le32_to_cpu(d->delay_queue);
+	sb->len_blocks = le64_to_cpu(d->len_blocks);
+	sb->disk_sectors = le64_to_cpu(d->disk_sectors);
+	sb->region_blocks = le64_to_cpu(d->region_blocks);
+	sb->data_offset_sectors = le64_to_cpu(d->data_offset_sectors);
+	sb->ckpt_per_block = le32_to_cpu(d->ckpt_per_block);
+	sb->journal_start = le64_to_cpu(d->journal_start);
+	sb->journal_blocks = le64_to_cpu(d->journal_blocks);
+	sb->ckpt_start[0] = le64_to_cpu(d->ckpt_start[0]);
+	sb->ckpt_start[1] = le64_to_cpu(d->ckpt_start[1]);
+	sb->ckpt_blocks = le64_to_cpu(d->ckpt_blocks);
+	sb->total_blocks = le64_to_cpu(d->total_blocks);
+	sb->ckpt_seq = le64_to_cpu(d->ckpt_seq);
+	sb->ckpt_area = le32_to_cpu(d->ckpt_area);
+	sb->journal_seq = le64_to_cpu(d->journal_seq);
+	for (i = 0; i < EW_MAX_DISKS; i++)
+		sb->member_gen[i] = le64_to_cpu(d->member_gen[i]);
+	if (ew_meta_sb_slot(sb->generation) != blocknr) {
+		*why = E_SB_WHERE;
+		return -EINVAL;
+	}
+	return ew_meta_sb_sane(sb, why);
+}
+
+int ew_meta_sb_pick(const void *blk0, const void *blk1, struct ew_meta_sb *sb,
+		    u32 *slot, const char **why)
+{
+	struct ew_meta_sb s1;
+	const char *why0 = NULL, *why1 = NULL;
+	int r0, r1;
+
+	if (ew_meta_block_is_zero(blk0)) {
+		memset(sb, 0, sizeof(*sb));
+		return -ENODATA;
+	}
+	r0 = ew_meta_sb_decode(blk0, 0, sb, &why0);
+	r1 = ew_meta_sb_decode(blk1, 1, &s1, &why1);
+	/* both valid: the newer generation wins */
+	if (!r1 && (r0 || s1.generation > sb->generation)) {
+		*sb = s1;
+		*slot = 1;
+		return 0;
+	}
+	if (!r0) {
+		*slot = 0;
+		return 0;
+	}
+	/*
+	 * Slot 0 is written first (format), so its fault is the one to
+	 * report, unless it is not ours at all and slot 1 says more.
+	 */
+	if (why0 == E_SB_MAGIC && why1 == E_SB_MAGIC)
+		*why = E_NO_SB;
+	else if (why0 == E_SB_MAGIC && !ew_meta_block_is_zero(blk1))
+		*why = why1;
+	else
+		*why = why0;
+	return -EINVAL;
+}
+
+int ew_meta_sb_check_table(const struct ew_meta_sb *sb,
+			   const struct ew_table_args *t,
+			   const struct ew_geom *g, const char **why)
+{
+	if (t->layout != sb->layout)
+		*why = E_LAYOUT;
+	else if (t->nr_disks != sb->nr_disks)
+		*why = E_NR_DISKS;
+	else if (t->mirrors != sb->mirrors)
+		*why = E_MIRRORS;
+	else if (ew_layout_eager(sb->layout) &&
+		 t->dilution_x100 != sb->dilution_x100)
+		*why = E_DILUTION;
+	else if (t->chunk_sectors != sb->chunk_sectors)
+		*why = E_CHUNK;
+	else if (t->block_size != sb->block_size)
+		*why = E_BSIZE;
+	else if (g->len_blocks != sb->len_blocks)
+		*why = E_LEN;
+	else if (g->p.disk_sectors < sb->disk_sectors)
+		*why = E_SMALLER;
+	else if (g->region_blocks != sb->region_blocks ||
+		 g->p.layout != sb->layout || g->p.nr_disks != sb->nr_disks ||
+		 g->p.mirrors != sb->mirrors)
+		*why = E_GEOM;
+	else
+		return 0;
+	return -EINVAL;
+}
+
+int ew_meta_sb_check_size(const struct ew_meta_sb *sb, u64 dev_sectors,
+			  const char **why)
+{
+	if (dev_sectors / EW_META_BLOCK_SECTORS < sb->total_blocks) {
+		*why = E_META_SMALL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ew_meta_sb_geom(const struct ew_meta_sb *sb, struct ew_geom *g,
+		    const char **why)
+{
+	struct ew_geom_params p = {
+		.layout = sb->layout,
+		.nr_disks = sb->nr_disks,
+		.mirrors = sb->mirrors,
+		.dilution_x100 = sb->dilution_x100,
+		.block_sectors = sb->block_size / 512,
+		.chunk_sectors = sb->chunk_sectors,
+		.disk_sectors = sb->disk_sectors,
+	};
+
+	if (ew_geom_init(g, &p, sb->len_blocks, why))
+		return -EINVAL;
+	if (g->region_blocks != sb->region_blocks) {
+		*why = E_GEOM;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void ew_meta_sb_commit_ckpt(struct ew_meta_sb *sb, u32 area, u64 seq,
+			    u64 journal_seq)
+{
+	sb->generation++;
+	sb->ckpt_area = area;
+	sb->ckpt_seq = seq;
+	sb->journal_seq = journal_seq;
+}
+
+/* --- checkpoint --- */
+
+/* Where the up-to-date masks start in a checkpoint block. */
+static size_t ew_meta_ckpt_mask_off(const struct ew_meta_sb *sb)
+{
+	return sizeof(struct ew_meta_hdr) +
+	       (size_t)sb->ckpt_per_block * sb->mirrors * sizeof(__le32);
+}
+
+u64 ew_meta_ckpt_encode(const struct ew_meta_sb *sb, const struct ew_map *m,
+			u32 area, u64 seq, u64 idx, void *blk)
+{
+	u64 first = idx * sb->ckpt_per_block;
+	u64 blocknr = sb->ckpt_start[area & 1] + idx;
+	__le32 *pb = (__le32 *)((u8 *)blk + sizeof(struct ew_meta_hdr));
+	u8 *mask = (u8 *)blk + ew_meta_ckpt_mask_off(sb);
+	u32 n = 0, r;
+
+	memset(blk, 0, EW_META_BLOCK_SIZE);
+	if (first < m->nr_blocks)
+		n = (u32)min_t(u64, sb->ckpt_per_block, m->nr_blocks - first);
+	for (r = 0; r < n * sb->mirrors; r++)
+		pb[r] = cpu_to_le32(m->pblock[first * sb->mirrors + r]);
+	for (r = 0; r < n; r++)
+		mask[r] = m->uptodate[first + r];
+	ew_meta_hdr_put(blk, EW_META_T_CKPT, n, seq, blocknr, first, sb->uuid);
+	ew_meta_seal(blk);
+	return blocknr;
+}
+
+int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
+			struct ew_map *m, const char **why)
+{
+	const struct ew_meta_hdr *h = blk;
+	const __le32 *pb = (const __le32 *)((const u8 *)blk + sizeof(*h));
+	const u8 *mask = (const u8 *)blk + ew_meta_ckpt_mask_off(sb);
+	u64 first = idx * sb->ckpt_per_block;
+	u32 n, i, full = (1U << sb->mirrors) - 1;
+
+	if (!ew_meta_crc_ok(blk)) {
+		*why = E_CK_CRC;
+		return -EINVAL;
+	}
+	n = le32_to_cpu(h->nr);
+	if (!ew_meta_hdr_is(blk, EW_META_T_CKPT) ||
+	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE) ||
+	    le64_to_cpu(h->seq) != sb->ckpt_seq ||
+	    le64_to_cpu(h->blocknr) != sb->ckpt_start[sb->ckpt_area] + idx ||
+	    le64_to_cpu(h->aux) != first || first >= sb->len_blocks ||
+	    n != min_t(u64, sb->ckpt_per_block, sb->len_blocks - first) ||
+	    m->nr_blocks != sb->len_blocks || m->mirrors != sb->mirrors) {
+		*why = E_CK_HDR;
+		return -EINVAL;
+	}
+	if (le16_to_cpu(h->version) != EW_META_VERSION) {
+		*why = E_VERSION;
+		return -EINVAL;
+	}
+	for (i = 0; i < n * sb->mirrors; i++) {
+		u32 p = le32_to_cpu(pb[i]);
+
+		if (p != EW_MAP_NONE && p >= sb->region_blocks) {
+			*why = E_CK_ENTRY;
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (mask[i] & ~full) {
+			*why = E_CK_ENTRY;
+			return -EINVAL;
+		}
+	for (i = 0; i < n * sb->mirrors; i++)
+		m->pblock[first * sb->mirrors + i] = le32_to_cpu(pb[i]);
+	memcpy(m->uptodate + first, mask, n);
+	return 0;
+}
+
+/* --- journal --- */
+
+u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq)
+{
+	u64 off;
+
+	div64_u64_rem(seq, sb->journal_blocks, &off);
+	return sb->journal_start + off;
+}
+
+void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *blk)
+{
+	j->blk = blk;
+	j->nr = 0;
+	memset(blk, 0, EW_META_BLOCK_SIZE);
+}
+
+static struct ew_meta_jrec_disk *ew_meta_jrec(const void *blk, u32 i)
+{
+	return (struct ew_meta_jrec_disk *)((u8 *)blk +
+		sizeof(struct ew_meta_hdr)) + i;
+}
+
+int ew_meta_jbuf_add(struct ew_meta_jbuf *j, const struct ew_meta_rec *r)
+{
+	struct ew_meta_jrec_disk *d;
+
+	if (r->type < EW_JREC_REMAP || r->type > EW_JREC_DISCARD ||
+	    r->replica >= EW_MAX_MIRRORS)
+		return -EINVAL;
+	if (j->nr >= EW_META_JREC_PER_BLOCK)
+		return -ENOSPC;
+	d = ew_meta_jrec(j->blk, j->nr++);
+	d->type = r->type;
+	d->replica = r->type == EW_JREC_REMAP ? (u8)r->replica : 0;
+	d->uptodate = r->type == EW_JREC_DISCARD ? 0 : r->uptodate;
+	d->reserved = 0;
+	d->pblock = cpu_to_le32(r->type == EW_JREC_DISCARD ? r->count :
+				r->type == EW_JREC_REMAP ? r->pblock : 0);
+	d->lblock = cpu_to_le64(r->lblock);
+	return 0;
+}
+
+int ew_meta_jbuf_log_block(struct ew_meta_jbuf *j, const struct ew_map *m,
+			   u64 lblock, u8 replicas)
+{
+	struct ew_meta_rec rec = {
+		.lblock = lblock,
+		.uptodate = ew_map_uptodate(m, lblock),
+	};
+	u32 r, need = 0;
+
+	for (r = 0; r < m->mirrors; r++)
+		if (replicas & (1U << r))
+			need++;
+	if (j->nr + max_t(u32, need, 1) > EW_META_JREC_PER_BLOCK)
+		return -ENOSPC;
+	if (!need) {
+		rec.type = EW_JREC_MASK;
+		return ew_meta_jbuf_add(j, &rec);
+	}
+	rec.type = EW_JREC_REMAP;
+	for (r = 0; r < m->mirrors; r++) {
+		if (!(replicas & (1U << r)))
+			continue;
+		rec.replica = r;
+		rec.pblock = ew_map_pblock(m, lblock, r);
+		ew_meta_jbuf_add(j, &rec);
+	}
+	return 0;
+}
+
+int ew_meta_jbuf_log_discard(struct ew_meta_jbuf *j, u64 lblock, u32 count)
+{
+	struct ew_meta_rec rec = {
+		.type = EW_JREC_DISCARD,
+		.lblock = lblock,
+		.count = count,
+	};
+
+	return ew_meta_jbuf_add(j, &rec);
+}
+
+u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
+		      u64 seq)
+{
+	u64 blocknr = ew_meta_journal_blocknr(sb, seq);
+
+	ew_meta_hdr_put(j->blk, EW_META_T_JOURNAL, j->nr, seq, blocknr, 0,
+			sb->uuid);
+	ew_meta_seal(j->blk);
+	return blocknr;
+}
+
+void ew_meta_jrec_get(const void *blk, u32 i, struct ew_meta_rec *r)
+{
+	const struct ew_meta_jrec_disk *d = ew_meta_jrec(blk, i);
+
+	memset(r, 0, sizeof(*r));
+	r->type = d->type;
+	r->replica = d->replica;
+	r->uptodate = d->uptodate;
+	r->lblock = le64_to_cpu(d->lblock);
+	if (d->type == EW_JREC_DISCARD)
+		r->count = le32_to_cpu(d->pblock);
+	else
+		r->pblock = le32_to_cpu(d->pblock);
+}
+
+/* Is the record valid for this array? */
+static bool ew_meta_rec_ok(const struct ew_meta_sb *sb,
+			   const struct ew_meta_rec *r)
+{
+	u32 full = (1U << sb->mirrors) - 1;
+
+	switch (r->type) {
+	case EW_JREC_REMAP:
+		if (r->replica >= sb->mirrors || (r->pblock != EW_MAP_NONE &&
+						  r->pblock >= sb->region_blocks))
+			return false;
+		fallthrough;
+	case EW_JREC_MASK:
+		return r->lblock < sb->len_blocks && !(r->uptodate & ~full);
+	case EW_JREC_DISCARD:
+		return r->count && r->lblock < sb->len_blocks &&
+		       r->count <= sb->len_blocks - r->lblock;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Classifies journal block seq: 1 valid, 0 end of the journal, -EINVAL
+ * corrupt.
+ */
+static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
+				    const void *blk, const char **why)
+{
+	const struct ew_meta_hdr *h = blk;
+	u64 bseq;
+
+	/* torn, never written, or another array's: the journal ends here */
+	if (!ew_meta_crc_ok(blk) || le32_to_cpu(h->magic) != EW_META_MAGIC ||
+	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE))
+		return 0;
+	if (le16_to_cpu(h->type) != EW_META_T_JOURNAL) {
+		*why = E_J_TYPE;
+		return -EINVAL;
+	}
+	if (le16_to_cpu(h->version) != EW_META_VERSION) {
+		*why = E_VERSION;
+		return -EINVAL;
+	}
+	bseq = le64_to_cpu(h->seq);
+	if (le64_to_cpu(h->blocknr) != ew_meta_journal_blocknr(sb, seq) ||
+	    ew_meta_journal_blocknr(sb, bseq) != ew_meta_journal_blocknr(sb, seq)) {
+		*why = E_J_WHERE;
+		return -EINVAL;
+	}
+	if (bseq < seq)
+		return 0;	/* a previous lap of the ring */
+	if (bseq > seq) {
+		*why = E_J_FUTURE;
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->nr) > EW_META_JREC_PER_BLOCK) {
+		*why = E_J_REC;
+		return -EINVAL;
+	}
+	return 1;
+}
+
+bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
+			   const void *blk)
+{
+	const char *why;
+
+	return ew_meta_journal_classify(sb, seq, blk, &why) == 1;
+}
+
+static void ew_meta_apply(const struct ew_geom *g, struct ew_map *m,
+			  const struct ew_meta_rec *r)
+{
+	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
+	u64 b;
+
+	switch (r->type) {
+	case EW_JREC_REMAP:
+		m->pblock[r->lblock * m->mirrors + r->replica] = r->pblock;
+		m->uptodate[r->lblock] = r->uptodate;
+		break;
+	case EW_JREC_MASK:
+		m->uptodate[r->lblock] = r->uptodate;
+		break;
+	case EW_JREC_DISCARD:
+		for (b = r->lblock; b < r->lblock + r->count; b++) {
+			ew_meta_homes(g, b, home);
+			ew_map_discard(m, b, home, freed);
+		}
+		break;
+	}
+}
+
+int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
+			 struct ew_map *m, u64 seq, const void *blk,
+			 const char **why)
+{
+	struct ew_meta_rec r;
+	u32 i, n;
+	int ret;
+
+	ret = ew_meta_journal_classify(sb, seq, blk, why);
+	if (ret <= 0)
+		return ret;
+	n = le32_to_cpu(((const struct ew_meta_hdr *)blk)->nr);
+	for (i = 0; i < n; i++) {
+		ew_meta_jrec_get(blk, i, &r);
+		if (!ew_meta_rec_ok(sb, &r)) {
+			*why = E_J_REC;
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ew_meta_jrec_get(blk, i, &r);
+		ew_meta_apply(g, m, &r);
+	}
+	return 1;
+}
+
+int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
+		   struct ew_map *m, const void *area, u64 *end_seq,
+		   const char **why)
+{
+	const u8 *base = area;
+	u64 seq = sb->journal_seq, n;
+	int ret = 0;
+
+	for (n = 0; n < sb->journal_blocks; n++, seq++) {
+		const void *blk = base + (ew_meta_journal_blocknr(sb, seq) -
+					  sb->journal_start) * EW_META_BLOCK_SIZE;
+
+		ret = ew_meta_replay_block(sb, g, m, seq, blk, why);
+		if (ret <= 0)
+			break;
+	}
+	*end_seq = seq;
+	if (ret < 0)
+		return ret;
+	/*
+	 * Journal block seq + 1 is never written before seq is durable, so
+	 * a valid one after the end means seq was lost, not torn.
+	 */
+	if (n + 1 < sb->journal_blocks) {
+		const void *next = base + (ew_meta_journal_blocknr(sb, seq + 1) -
+					   sb->journal_start) * EW_META_BLOCK_SIZE;
+
+		if (ew_meta_journal_probe(sb, seq + 1, next)) {
+			*why = E_J_HOLE;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* --- the map --- */
+
+void ew_meta_homes(const struct ew_geom *g, u64 lblock, u32 *home)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 r;
+
+	ew_geom_map(g, lblock, rep);
+	for (r = 0; r < g->p.mirrors; r++)
+		home[r] = rep[r].home == EW_NO_BLOCK ? EW_MAP_NONE :
+			  (u32)rep[r].home;
+}
+
+int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
+		      u64 *lblock, u32 *replica, const char **why)
+{
+	u64 words = DIV_ROUND_UP(g->region_blocks, 64);
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u64 *used;
+	u64 l;
+	u32 r;
+	int ret = 0;
+
+	used = ew_zalloc(words * g->p.nr_disks * sizeof(u64));
+	if (!used)
+		return -ENOMEM;
+	for (l = 0; l < m->nr_blocks && !ret; l++) {
+		ew_geom_map(g, l, rep);
+		for (r = 0; r < m->mirrors; r++) {
+			u32 p = ew_map_pblock(m, l, r);
+			u64 *w, bit;
+
+			if (p == EW_MAP_NONE) {
+				if (ew_map_uptodate(m, l) & (1U << r)) {
+					*why = E_MAP_MASK;
+					ret = -EINVAL;
+					break;
+				}
+				continue;
+			}
+			if (p >= g->region_blocks) {
+				*why = E_MAP_RANGE;
+				ret = -EINVAL;
+				break;
+			}
+			if (p != rep[r].home &&
+			    ew_geom_is_home(g, rep[r].disk, p)) {
+				*why = E_MAP_HOME;
+				ret = -EINVAL;
+				break;
+			}
+			w = &used[rep[r].disk * words + p / 64];
+			bit = 1ULL << (p % 64);
+			if (*w & bit) {
+				*why = E_MAP_TWICE;
+				ret = -EINVAL;
+				break;
+			}
+			*w |= bit;
+		}
+		if (ret) {
+			*lblock = l;
+			*replica = r;
+		}
+	}
+	ew_free(used);
+	return ret;
+}
+
+/* --- member labels --- */
+
+void ew_meta_label_encode(const struct ew_meta_sb *sb, u32 member, void *blk)
+{
+	struct ew_meta_label_disk *d = blk;
+
+	memset(blk, 0, EW_META_BLOCK_SIZE);
+	ew_meta_hdr_put(blk, EW_META_T_LABEL, 0, sb->member_gen[member], 0, 0,
+			sb->uuid);
+	d->member = cpu_to_le32(member);
+	d->nr_disks = cpu_to_le32(sb->nr_disks);
+	d->layout = cpu_to_le32(sb->layout);
+	d->mirrors = cpu_to_le32(sb->mirrors);
+	d->dilution_x100 = cpu_to_le32(sb->dilution_x100);
+	d->chunk_sectors = cpu_to_le32(sb->chunk_sectors);
+	d->block_size = cpu_to_le32(sb->block_size);
+	d->len_blocks = cpu_to_le64(sb->len_blocks);
+	d->region_blocks = cpu_to_le64(sb->region_blocks);
+	d->data_offset_sectors = cpu_to_le64(sb->data_offset_sectors);
+	ew_meta_seal(blk);
+}
+
+int ew_meta_label_decode(const void *blk, struct ew_meta_label *l,
+			 const char **why)
+{
+	const struct ew_meta_label_disk *d = blk;
+
+	memset(l, 0, sizeof(*l));
+	if (!ew_meta_hdr_is(blk, EW_META_T_LABEL)) {
+		*why = E_LB_MAGIC;
+		return -EINVAL;
+	}
+	if (!ew_meta_crc_ok(blk)) {
+		*why = E_LB_CRC;
+		return -EINVAL;
+	}
+	if (le16_to_cpu(d->h.version) != EW_META_VERSION) {
+		*why = E_VERSION;
+		return -EINVAL;
+	}
+	if (le64_to_cpu(d->h.blocknr)) {
+		*why = E_LB_WHERE;
+		return -EINVAL;
+	}
+	memcpy(l->uuid, d->h.uuid, EW_META_UUID_SIZE);
+	l->generation = le64_to_cpu(d->h.seq);
+	l->member = le32_to_cpu(d->member);
+	l->nr_disks = le32_to_cpu(d->nr_disks);
+	l->layout = le32_to_cpu(d->layout);
+	l->mirrors = le32_to_cpu(d->mirrors);
+	l->dilution_x100 = le32_to_cpu(d->dilution_x100);
+	l->chunk_sectors = le32_to_cpu(d->chunk_sectors);
+	l->block_size = le32_to_cpu(d->block_size);
+	l->len_blocks = le64_to_cpu(d->len_blocks);
+	l->region_blocks = le64_to_cpu(d->region_blocks);
+	l->data_offset_sectors = le64_to_cpu(d->data_offset_sectors);
+	return 0;
+}
+
+int ew_meta_label_check(const struct ew_meta_sb *sb, const void *blk,
+			u32 member, const char **why)
+{
+	struct ew_meta_label l;
+
+	if (ew_meta_label_decode(blk, &l, why))
+		return -EINVAL;
+	if (memcmp(l.uuid, sb->uuid, EW_META_UUID_SIZE))
+		*why = E_LB_UUID;
+	else if (l.nr_disks != sb->nr_disks)
+		*why = E_LB_COUNT;
+	else if (l.member != member)
+		*why = E_LB_INDEX;
+	else if (l.layout != sb->layout || l.mirrors != sb->mirrors ||
+		 l.dilution_x100 != sb->dilution_x100 ||
+		 l.chunk_sectors != sb->chunk_sectors ||
+		 l.block_size != sb->block_size ||
+		 l.len_blocks != sb->len_blocks ||
+		 l.region_blocks != sb->region_blocks ||
+		 l.data_offset_sectors != sb->data_offset_sectors)
+		*why = E_LB_GEOM;
+	else if (member >= EW_MAX_DISKS || l.generation != sb->member_gen[member])
+		*why = E_LB_GEN;
+	else
+		return 0;
+	return -EINVAL;
+}

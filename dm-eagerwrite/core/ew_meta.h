@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ew_meta.h - the persistent metadata: on-disk format, encoding,
+ * validation and journal replay (Documentation/on-disk-format.rst).
+ *
+ * The metadata device holds, in 4 KiB blocks:
+ *   block 0, 1        superblock slots; generation g lives in slot
+ *                     (g + 1) % 2, so a torn superblock write leaves the
+ *                     previous generation valid in the other slot;
+ *   journal area      journal_blocks blocks, a ring: journal block seq
+ *                     lives at journal_start + seq % journal_blocks;
+ *   checkpoint 0, 1   two areas of ckpt_blocks blocks each; a checkpoint
+ *                     goes to the area the superblock does not name.
+ * Every block starts with struct ew_meta_hdr (magic, crc32c over the
+ * block with the crc field zeroed, type, version, seq, own block number,
+ * array UUID).  Each data device carries a member label in its first
+ * 4 KiB; the layout's blocks start EW_MEMBER_DATA_OFFSET_SECTORS in.
+ *
+ * The map is rebuilt from the checkpoint the superblock names plus the
+ * journal from journal_seq on.  Journal records are absolute (they set
+ * a replica's block and the block's up-to-date mask), so replaying one
+ * twice changes nothing and a checkpoint may be taken while the map
+ * changes.  Free blocks are not recorded: a block is free iff no map
+ * entry points to it (homes aside), so a block freed by a remap must not
+ * be reused before the journal block holding that remap is durable.
+ *
+ * Pure functions over caller-provided 4 KiB buffers: no I/O, no locks,
+ * no clock.  Error strings are static (they may become ti->error).
+ */
+#ifndef EW_META_H
+#define EW_META_H
+
+#include "ew_compat.h"
+#include "ew_geom.h"
+#include "ew_table.h"
+#include "ew_map.h"
+
+#define EW_META_MAGIC		0x444d5745U	/* "EWMD" on disk */
+#define EW_META_VERSION		1
+#define EW_META_BLOCK_SIZE	4096
+#define EW_META_BLOCK_SECTORS	(EW_META_BLOCK_SIZE / 512)
+#define EW_META_UUID_SIZE	16
+
+/* Layout blocks on each data device start after the member label. */
+#define EW_MEMBER_DATA_OFFSET_SECTORS	2048ULL	/* 1 MiB */
+
+/* Block numbers of the superblock slots and the first journal block. */
+#define EW_META_SB_SLOTS	2
+#define EW_META_JOURNAL_START	2
+/* Journal size: as many blocks as one checkpoint, within these bounds. */
+#define EW_META_JOURNAL_MIN	1022
+#define EW_META_JOURNAL_MAX	65536
+
+enum ew_meta_type {
+	EW_META_T_SB = 1,
+	EW_META_T_CKPT = 2,
+	EW_META_T_JOURNAL = 3,
+	EW_META_T_LABEL = 4,
+};
+
+/*
+ * The common header of every metadata block and member label: 64 bytes.
+ * seq is the superblock's generation, the checkpoint's seq, the journal
+ * block's seq or the member label's generation.  The sizes of the
+ * on-disk structures are checked by tests/unit/test_meta.c.
+ */
+struct ew_meta_hdr {
+	__le32 magic;		/* EW_META_MAGIC */
+	__le32 crc;		/* crc32c(~0, block with crc = 0, 4096) */
+	__le16 type;		/* enum ew_meta_type */
+	__le16 version;		/* EW_META_VERSION */
+	__le32 nr;		/* entries in this block (ckpt, journal) */
+	__le64 seq;		/* generation, ckpt or journal seq */
+	__le64 blocknr;		/* own 4 KiB block number on its device */
+	__le64 aux;		/* ckpt: first logical block; else 0 */
+	__le64 reserved;
+	u8 uuid[EW_META_UUID_SIZE];	/* the array's UUID */
+};
+
+struct ew_meta_sb_disk {
+	struct ew_meta_hdr h;
+	__le32 layout;
+	__le32 nr_disks;
+	__le32 mirrors;
+	__le32 dilution_x100;
+	__le32 sync;
+	__le32 chunk_sectors;
+	__le32 block_size;
+	__le32 delay_queue;
+	__le64 len_blocks;
+	__le64 disk_sectors;
+	__le64 region_blocks;
+	__le64 data_offset_sectors;
+	__le32 meta_block_size;
+	__le32 ckpt_per_block;
+	__le64 journal_start;
+	__le64 journal_blocks;
+	__le64 ckpt_start[2];
+	__le64 ckpt_blocks;
+	__le64 total_blocks;
+	__le64 ckpt_seq;
+	__le32 ckpt_area;
+	__le32 reserved0;
+	__le64 journal_seq;
+	__le64 member_gen[EW_MAX_DISKS];
+};
+
+struct ew_meta_label_disk {
+	struct ew_meta_hdr h;
+	__le32 member;
+	__le32 nr_disks;
+	__le32 layout;
+	__le32 mirrors;
+	__le32 dilution_x100;
+	__le32 chunk_sectors;
+	__le32 block_size;
+	__le32 reserved0;
+	__le64 len_blocks;
+	__le64 region_blocks;
+	__le64 data_offset_sectors;
+};
+
+/* Journal record types. */
+enum ew_meta_rec_type {
+	EW_JREC_REMAP = 1,	/* replica's block := pblock, mask := uptodate */
+	EW_JREC_MASK = 2,	/* mask := uptodate (mark stale / up to date) */
+	EW_JREC_DISCARD = 3,	/* [lblock, lblock + count) discarded */
+};
+
+struct ew_meta_jrec_disk {
+	u8 type;
+	u8 replica;
+	u8 uptodate;
+	u8 reserved;
+	__le32 pblock;		/* REMAP: block or 0xffffffff; DISCARD: count */
+	__le64 lblock;
+};
+
+#define EW_META_PAYLOAD		(EW_META_BLOCK_SIZE - sizeof(struct ew_meta_hdr))
+#define EW_META_JREC_PER_BLOCK	(EW_META_PAYLOAD / sizeof(struct ew_meta_jrec_disk))
+
+/* The superblock, decoded (CPU byte order). */
+struct ew_meta_sb {
+	u8 uuid[EW_META_UUID_SIZE];
+	u64 generation;
+	/* geometry and table values */
+	enum ew_layout layout;
+	u32 nr_disks;
+	u32 mirrors;
+	u32 dilution_x100;
+	u32 sync;		/* informational: the table may change it */
+	u32 chunk_sectors;
+	u32 block_size;		/* bytes */
+	u32 delay_queue;	/* informational: the table may change it */
+	u64 len_blocks;
+	u64 disk_sectors;	/* member size the geometry was built on */
+	u64 region_blocks;
+	u64 data_offset_sectors;
+	/* where things are on the metadata device, in 4 KiB blocks */
+	u32 ckpt_per_block;	/* logical blocks per checkpoint block */
+	u64 journal_start;
+	u64 journal_blocks;
+	u64 ckpt_start[2];
+	u64 ckpt_blocks;
+	u64 total_blocks;
+	/* the committed state */
+	u32 ckpt_area;		/* area of the current checkpoint */
+	u64 ckpt_seq;		/* its seq; 0: none yet, the map is empty */
+	u64 journal_seq;	/* first journal block to replay */
+	u64 member_gen[EW_MAX_DISKS];	/* generation of each member label */
+};
+
+/* A decoded member label. */
+struct ew_meta_label {
+	u8 uuid[EW_META_UUID_SIZE];
+	u64 generation;
+	u32 member;
+	u32 nr_disks;
+	enum ew_layout layout;
+	u32 mirrors;
+	u32 dilution_x100;
+	u32 chunk_sectors;
+	u32 block_size;
+	u64 len_blocks;
+	u64 region_blocks;
+	u64 data_offset_sectors;
+};
+
+/* A journal record, decoded. */
+struct ew_meta_rec {
+	enum ew_meta_rec_type type;
+	u32 replica;
+	u8 uptodate;
+	u32 pblock;		/* REMAP: block (EW_MAP_NONE: none) */
+	u32 count;		/* DISCARD: logical blocks */
+	u64 lblock;
+};
+
+/* A journal block being filled, over a caller's 4 KiB buffer. */
+struct ew_meta_jbuf {
+	void *blk;
+	u32 nr;
+};
+
+/* --- sizes and layout --- */
+
+/* Logical blocks per checkpoint block for mirrors replicas. */
+u32 ew_meta_ckpt_per_block(u32 mirrors);
+/* Sets the "where things are" fields of sb from len_blocks, mirrors. */
+void ew_meta_layout(struct ew_meta_sb *sb);
+/* 4 KiB blocks the metadata needs for a map of len_blocks x mirrors. */
+u64 ew_meta_size_blocks(u64 len_blocks, u32 mirrors);
+/* Metadata device size needed for geometry g, in 512-byte sectors. */
+u64 ew_meta_size_sectors(const struct ew_geom *g);
+
+/* Is the 4 KiB block all zeros (an unformatted device)? */
+bool ew_meta_block_is_zero(const void *blk);
+
+/* --- superblock --- */
+
+/*
+ * A new array's superblock: generation 1, no checkpoint (empty map),
+ * journal_seq 1, every member generation 1.  g is the table's geometry
+ * built on members of (size - EW_MEMBER_DATA_OFFSET_SECTORS).
+ */
+int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
+		    const struct ew_geom *g, const u8 *uuid, const char **why);
+/* Slot (0 or 1) and block number of generation gen. */
+static inline u32 ew_meta_sb_slot(u64 generation)
+{
+	return (u32)((generation + 1) & 1);
+}
+
+/* Encodes sb into blk (4 KiB); returns the block number to write it to. */
+u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk);
+/* Decodes and validates the block read from block number blocknr. */
+int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
+		      const char **why);
+/*
+ * The newest valid superblock of the two slots (blocks 0 and 1).
+ * Returns 0, -ENODATA when block 0 is all zeros (unformatted: format
+ * it), or -EINVAL with *why when neither slot holds a valid superblock.
+ * *slot gets the slot chosen.
+ */
+int ew_meta_sb_pick(const void *blk0, const void *blk1, struct ew_meta_sb *sb,
+		    u32 *slot, const char **why);
+/*
+ * Does the superblock describe the array of table t with geometry g?
+ * -EINVAL with a precise *why when not ("metadata belongs to another
+ * layout", "member count mismatch", ...).
+ */
+int ew_meta_sb_check_table(const struct ew_meta_sb *sb,
+			   const struct ew_table_args *t,
+			   const struct ew_geom *g, const char **why);
+/* The metadata device (of dev_sectors) is large enough for sb? */
+int ew_meta_sb_check_size(const struct ew_meta_sb *sb, u64 dev_sectors,
+			  const char **why);
+/*
+ * The geometry sb describes (for the checker and the dump): the
+ * parameters stored in the superblock through ew_geom_init().
+ */
+int ew_meta_sb_geom(const struct ew_meta_sb *sb, struct ew_geom *g,
+		    const char **why);
+
+/* --- checkpoint --- */
+
+/* The checkpoint area a new checkpoint goes to (the one not current). */
+static inline u32 ew_meta_ckpt_next_area(const struct ew_meta_sb *sb)
+{
+	return sb->ckpt_seq ? sb->ckpt_area ^ 1 : 0;
+}
+
+/* The seq of a new checkpoint: the generation of the superblock naming it. */
+static inline u64 ew_meta_ckpt_next_seq(const struct ew_meta_sb *sb)
+{
+	return sb->generation + 1;
+}
+
+/*
+ * Encodes checkpoint block idx (0..ckpt_blocks-1) of map m into blk for
+ * area and seq; returns the block number to write it to.
+ */
+u64 ew_meta_ckpt_encode(const struct ew_meta_sb *sb, const struct ew_map *m,
+			u32 area, u64 seq, u64 idx, void *blk);
+/*
+ * Validates checkpoint block idx of the current checkpoint (sb's area
+ * and seq) and loads its entries into m (generations are left alone).
+ */
+int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
+			struct ew_map *m, const char **why);
+/*
+ * The superblock of the next generation, naming the checkpoint written
+ * to area with seq and the journal from journal_seq on.
+ */
+void ew_meta_sb_commit_ckpt(struct ew_meta_sb *sb, u32 area, u64 seq,
+			    u64 journal_seq);
+
+/* --- journal --- */
+
+/* Block number of journal block seq. */
+u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq);
+/* Would writing journal block seq overwrite one the superblock needs? */
+static inline bool ew_meta_journal_full(const struct ew_meta_sb *sb, u64 seq)
+{
+	return seq - sb->journal_seq >= sb->journal_blocks;
+}
+
+void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *blk);
+static inline bool ew_meta_jbuf_empty(const struct ew_meta_jbuf *j)
+{
+	return !j->nr;
+}
+
+/* Appends one record; -ENOSPC when the block is full, -EINVAL if bad. */
+int ew_meta_jbuf_add(struct ew_meta_jbuf *j, const struct ew_meta_rec *r);
+/*
+ * Records the current state of lblock in m: a REMAP record (block and
+ * up-to-date mask) for each replica in replicas, or one MASK record when
+ * replicas is 0.  All or nothing: -ENOSPC leaves the block unchanged.
+ */
+int ew_meta_jbuf_log_block(struct ew_meta_jbuf *j, const struct ew_map *m,
+			   u64 lblock, u8 replicas);
+/* Records a discard of [lblock, lblock + count). */
+int ew_meta_jbuf_log_discard(struct ew_meta_jbuf *j, u64 lblock, u32 count);
+/* Seals the block as journal block seq; returns the block number. */
+u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
+		      u64 seq);
+/* Decodes record i (< nr) of a journal block (no validation). */
+void ew_meta_jrec_get(const void *blk, u32 i, struct ew_meta_rec *r);
+
+/*
+ * Applies journal block seq (read from its block number) to m.  Returns
+ * 1 when applied, 0 at the end of the journal (a torn, never-written or
+ * older block: nothing applied), -EINVAL with *why when the journal is
+ * corrupt (a valid block from the future, a misdirected block, a bad
+ * record).  A block's records are checked before any is applied.
+ */
+int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
+			 struct ew_map *m, u64 seq, const void *blk,
+			 const char **why);
+/* Is blk a valid journal block seq of this array? */
+bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
+			   const void *blk);
+/*
+ * The whole replay over the journal area held in memory (journal_blocks
+ * blocks from journal_start): from sb->journal_seq until the end.  A
+ * valid block right after the end means a block in the middle was lost:
+ * -EINVAL.  *end_seq gets the first seq not applied.
+ */
+int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
+		   struct ew_map *m, const void *area, u64 *end_seq,
+		   const char **why);
+
+/* --- the map --- */
+
+/* Replica homes of lblock as map entries (EW_MAP_NONE: no home). */
+void ew_meta_homes(const struct ew_geom *g, u64 lblock, u32 *home);
+/*
+ * Cross-checks a whole map against its geometry: every block inside the
+ * region, a home only where it is the replica's own, no block used twice
+ * on one disk.  -EINVAL with *why, *lblock and *replica of the first bad
+ * entry; -ENOMEM.
+ */
+int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
+		      u64 *lblock, u32 *replica, const char **why);
+
+/* --- member labels --- */
+
+void ew_meta_label_encode(const struct ew_meta_sb *sb, u32 member, void *blk);
+int ew_meta_label_decode(const void *blk, struct ew_meta_label *l,
+			 const char **why);
+/* Is blk the label of member (its position in the table) of sb's array? */
+int ew_meta_label_check(const struct ew_meta_sb *sb, const void *blk,
+			u32 member, const char **why);
+
+/* The i-th message this file can set; NULL past the last. */
+const char *ew_meta_error(unsigned int i);
+
+#endif /* EW_META_H */

@@ -1,0 +1,1124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_meta.c - the persistent metadata format (core/ew_meta.c): round
+ * trips of every block type, every single-byte flip detected, torn
+ * superblocks, journal replay (torn, stale, future and lost blocks,
+ * idempotence), member labels, the map cross-check, the size function,
+ * and a randomised crash model: a writer that logs, commits and
+ * checkpoints like the target, cut at random, recovered and compared.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "ew_meta.h"
+#include "ew_test_util.h"
+
+#define BS EW_META_BLOCK_SIZE
+#define NONE EW_MAP_NONE
+
+static const u8 uuid_a[16] = { 0xa1, 0xa2, 0xa3, 0xa4, 5, 6, 7, 8,
+			       9, 10, 11, 12, 13, 14, 15, 16 };
+static const u8 uuid_b[16] = { 0xb1, 0xb2, 0xb3, 0xb4, 5, 6, 7, 8,
+			       9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* An array: the table's words parsed, its geometry and superblock. */
+struct fix {
+	struct ew_table_args t;
+	struct ew_geom g;
+	struct ew_meta_sb sb;
+};
+
+static char *words_buf[64];
+
+/* Parses "<layout> <#args> <args>... meta N d0..." from a string. */
+static void parse(const char *line, struct ew_table_args *t)
+{
+	static char copy[512];
+	const char *err = NULL;
+	unsigned int argc = 0;
+	char *p, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (p = strtok_r(copy, " ", &save); p; p = strtok_r(NULL, " ", &save))
+		words_buf[argc++] = p;
+	if (ew_table_parse(argc, words_buf, t, &err))
+		fail_msg("parse '%s': %s", line, err);
+}
+
+/* Members of 8 MiB after the label offset; len 0 means the capacity. */
+static void fix_init(struct fix *f, const char *line, u64 len_sectors)
+{
+	const char *why = NULL;
+	u64 disk = 16384;
+
+	parse(line, &f->t);
+	if (!len_sectors) {
+		struct ew_geom_params p;
+
+		ew_table_geom_params(&f->t, disk, &p);
+		len_sectors = ew_geom_capacity_blocks(&p) * p.block_sectors;
+	}
+	if (ew_table_geom(&f->t, disk, len_sectors, &f->g, &why))
+		fail_msg("geom '%s': %s", line, why);
+	assert_int_equal(ew_meta_sb_init(&f->sb, &f->t, &f->g, uuid_a, &why), 0);
+}
+
+#define EW4 "ew 4 mirrors 2 dilution 2 m 4 a b c d"
+#define DDM4 "ddm 2 dilution 2 m 4 a b c d"
+#define R10 "raid10 2 mirrors 2 m 4 a b c d"
+
+/* Rewrites the crc of a block after a test edits it on purpose. */
+static void reseal(void *blk)
+{
+	struct ew_meta_hdr *h = blk;
+	u32 crc;
+
+	h->crc = 0;
+	crc = ew_crc32c(~0U, blk, BS);
+	h->crc = cpu_to_le32(crc);
+}
+
+static void map_random(struct ew_map *m, const struct ew_geom *g, u64 seed)
+{
+	u64 s = seed, l;
+	u32 r;
+
+	for (l = 0; l < m->nr_blocks; l++) {
+		for (r = 0; r < m->mirrors; r++)
+			m->pblock[l * m->mirrors + r] = ew_test_below(&s, 4) ?
+				(u32)ew_test_below(&s, g->region_blocks) : NONE;
+		m->uptodate[l] = (u8)ew_test_below(&s, 1U << m->mirrors);
+	}
+}
+
+static void assert_maps_equal(const struct ew_map *a, const struct ew_map *b)
+{
+	assert_int_equal(a->nr_blocks, b->nr_blocks);
+	assert_memory_equal(a->pblock, b->pblock,
+			    a->nr_blocks * a->mirrors * sizeof(u32));
+	assert_memory_equal(a->uptodate, b->uptodate, a->nr_blocks);
+}
+
+/* --- superblock --- */
+
+static void test_sb_round_trip(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	f.sb.sync = 1;
+	assert_int_equal(ew_meta_sb_encode(&f.sb, blk), 0);	/* gen 1: slot 0 */
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_memory_equal(&d, &f.sb, sizeof(d));
+	assert_int_equal(d.journal_seq, 1);
+	assert_int_equal(d.ckpt_seq, 0);
+	assert_int_equal(d.member_gen[3], 1);
+	assert_int_equal(d.member_gen[4], 0);
+	/* the next generation goes to the other slot */
+	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 17);
+	assert_int_equal(ew_meta_sb_encode(&f.sb, blk), 1);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), 0);
+	assert_int_equal(d.generation, 2);
+	assert_int_equal(d.journal_seq, 17);
+	assert_int_equal(d.ckpt_seq, 2);
+	/* read back from the wrong slot: a misdirected write */
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock read from the wrong block (misdirected write)");
+}
+
+static void test_sb_every_byte_flip(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	const char *why;
+	u8 blk[BS];
+	unsigned int i, bit;
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	ew_meta_sb_encode(&f.sb, blk);
+	for (i = 0; i < BS; i++) {
+		for (bit = 0; bit < 8; bit += 7) {
+			why = NULL;
+			blk[i] ^= 1 << bit;
+			assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+			assert_non_null(why);
+			blk[i] ^= 1 << bit;
+		}
+	}
+	/* a flip past the header says checksum */
+	blk[200] ^= 0xff;
+	ew_meta_sb_decode(blk, 0, &d, &why);
+	assert_string_equal(why, "bad checksum in superblock");
+}
+
+static void test_sb_torn_falls_back(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	const char *why = NULL;
+	u8 s0[BS], s1[BS], zero[BS] = { 0 };
+	u32 slot = 9;
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	ew_meta_sb_encode(&f.sb, s0);			/* gen 1 */
+	/* a fresh array: slot 1 still zeros */
+	assert_int_equal(ew_meta_sb_pick(s0, zero, &d, &slot, &why), 0);
+	assert_int_equal(slot, 0);
+	assert_int_equal(d.generation, 1);
+	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 5);
+	ew_meta_sb_encode(&f.sb, s1);			/* gen 2 */
+	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), 0);
+	assert_int_equal(slot, 1);
+	assert_int_equal(d.generation, 2);
+	/* gen 2 torn: half of it old, half new */
+	memset(s1 + 1024, 0x5a, 2048);
+	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), 0);
+	assert_int_equal(slot, 0);
+	assert_int_equal(d.generation, 1);
+	/* gen 3 (slot 0) torn with gen 2 valid in slot 1 */
+	ew_meta_sb_encode(&f.sb, s1);
+	ew_meta_sb_commit_ckpt(&f.sb, 1, 3, 9);
+	ew_meta_sb_encode(&f.sb, s0);
+	s0[3000] ^= 1;
+	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), 0);
+	assert_int_equal(d.generation, 2);
+	assert_int_equal(d.journal_seq, 5);
+	/* both bad: refused with slot 0's reason */
+	s1[100] ^= 1;
+	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), -EINVAL);
+	assert_string_equal(why, "bad checksum in superblock");
+	/* block 0 all zeros: unformatted */
+	assert_int_equal(ew_meta_sb_pick(zero, s1, &d, &slot, &why), -ENODATA);
+	/* not ours at all */
+	memset(s0, 0x11, BS);
+	memset(s1, 0x22, BS);
+	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), -EINVAL);
+	assert_string_equal(why, "no valid superblock in either slot");
+}
+
+static void test_sb_version(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	struct ew_meta_hdr *h;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	ew_meta_sb_encode(&f.sb, blk);
+	h = (struct ew_meta_hdr *)blk;
+	h->version = cpu_to_le16(2);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "unsupported metadata version");
+	/* an inconsistent layout with a good checksum */
+	ew_meta_sb_encode(&f.sb, blk);
+	((struct ew_meta_sb_disk *)blk)->journal_blocks = cpu_to_le64(3);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock metadata layout is inconsistent");
+}
+
+static void expect_table(const struct ew_meta_sb *sb, const char *line,
+			 u64 len_sectors, u64 disk, const char *msg)
+{
+	struct ew_table_args t;
+	struct ew_geom g;
+	const char *why = NULL;
+
+	parse(line, &t);
+	if (ew_table_geom(&t, disk, len_sectors, &g, &why))
+		fail_msg("geom '%s': %s", line, why);
+	if (!msg) {
+		assert_int_equal(ew_meta_sb_check_table(sb, &t, &g, &why), 0);
+		return;
+	}
+	assert_int_equal(ew_meta_sb_check_table(sb, &t, &g, &why), -EINVAL);
+	assert_string_equal(why, msg);
+}
+
+static void test_sb_check_table(void **state)
+{
+	struct fix f;
+	u64 len;
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 8192);
+	len = 8192;
+	expect_table(&f.sb, EW4 " 0", len, 16384, NULL);
+	/* sync and delay_queue do not change where data is */
+	expect_table(&f.sb, "ew 8 mirrors 2 dilution 2 sync 2 delay_queue 5 m 4 a b c d 0",
+		     len, 16384, NULL);
+	/* larger members are fine */
+	expect_table(&f.sb, EW4 " 0", len, 32768, NULL);
+	expect_table(&f.sb, R10 " 0", len, 16384,
+		     "metadata belongs to another layout");
+	expect_table(&f.sb, "ew 4 mirrors 2 dilution 2 m 6 a b c d e f 0", len,
+		     16384, "member count mismatch");
+	expect_table(&f.sb, "ew 4 mirrors 4 dilution 2 m 4 a b c d 0", 8192,
+		     16384, "metadata belongs to an array with another mirror count");
+	expect_table(&f.sb, "ew 4 mirrors 2 dilution 1.5 m 4 a b c d 0", len,
+		     16384, "metadata belongs to an array with another dilution");
+	expect_table(&f.sb, "ew 6 mirrors 2 dilution 2 chunk_sectors 64 m 4 a b c d 0",
+		     len, 16384,
+		     "metadata belongs to an array with another chunk_sectors");
+	expect_table(&f.sb, "ew 6 mirrors 2 dilution 2 block_size 8192 m 4 a b c d 0",
+		     len, 16384,
+		     "metadata belongs to an array with another block_size");
+	expect_table(&f.sb, EW4 " 0", len - 8, 16384,
+		     "metadata belongs to an array of another length");
+	expect_table(&f.sb, EW4 " 0", len, 16000,
+		     "data devices smaller than when the array was created");
+}
+
+static void test_size(void **state)
+{
+	struct fix f;
+	const char *why = NULL;
+	u64 c;
+
+	(void)state;
+	/* 448 logical blocks per checkpoint block at mirrors 2 */
+	assert_int_equal(ew_meta_ckpt_per_block(2), 448);
+	assert_int_equal(ew_meta_ckpt_per_block(8), 122);
+	assert_int_equal(ew_meta_ckpt_per_block(1), 806);
+	assert_int_equal(EW_META_JREC_PER_BLOCK, 252);
+	/* small: 2 superblocks + the minimum journal + 2 checkpoints */
+	assert_int_equal(ew_meta_size_blocks(448, 2), 2 + 1022 + 2);
+	assert_int_equal(ew_meta_size_blocks(449, 2), 2 + 1022 + 4);
+	/* large: the journal is one checkpoint long, up to its cap */
+	c = DIV_ROUND_UP(20000000ULL, 448);
+	assert_int_equal(ew_meta_size_blocks(20000000, 2), 2 + c + 2 * c);
+	c = DIV_ROUND_UP(100000000ULL, 448);
+	assert_int_equal(ew_meta_size_blocks(100000000, 2), 2 + 65536 + 2 * c);
+	assert_int_equal(ew_meta_size_blocks(10, 0), 0);
+	fix_init(&f, EW4 " 0", 0);
+	assert_int_equal(ew_meta_size_sectors(&f.g), f.sb.total_blocks * 8);
+	assert_int_equal(ew_meta_sb_check_size(&f.sb, f.sb.total_blocks * 8,
+					       &why), 0);
+	assert_int_equal(ew_meta_sb_check_size(&f.sb, f.sb.total_blocks * 8 - 1,
+					       &why), -EINVAL);
+	assert_string_equal(why, "metadata device too small");
+	/* the reference array: 36 disks of 9 GB, ew 2x9x2 */
+	print_message("meta: 20M blocks x 2 mirrors: %llu MiB\n",
+		      (unsigned long long)ew_meta_size_blocks(20000000, 2) / 256);
+}
+
+/* --- checkpoint --- */
+
+static void ckpt_write_all(const struct ew_meta_sb *sb, const struct ew_map *m,
+			   u32 area, u64 seq, u8 *dev)
+{
+	u64 i, bn;
+
+	for (i = 0; i < sb->ckpt_blocks; i++) {
+		u8 blk[BS];
+
+		bn = ew_meta_ckpt_encode(sb, m, area, seq, i, blk);
+		assert_int_equal(bn, sb->ckpt_start[area] + i);
+		memcpy(dev + bn * BS, blk, BS);
+	}
+}
+
+static int ckpt_read_all(const struct ew_meta_sb *sb, struct ew_map *m,
+			 const u8 *dev, const char **why)
+{
+	u64 i;
+
+	if (!sb->ckpt_seq)
+		return 0;
+	for (i = 0; i < sb->ckpt_blocks; i++)
+		if (ew_meta_ckpt_decode(sb, dev + (sb->ckpt_start[sb->ckpt_area] +
+						   i) * BS, i, m, why))
+			return -EINVAL;
+	return 0;
+}
+
+static void test_ckpt_round_trip(void **state)
+{
+	const char *lines[] = { EW4 " 0", DDM4 " 0", R10 " 0",
+		"ew 4 mirrors 4 dilution 1.5 m 4 a b c d 0" };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		struct fix f;
+		struct ew_map a, b;
+		const char *why = NULL;
+		u8 *dev;
+
+		fix_init(&f, lines[i], 0);
+		dev = calloc(f.sb.total_blocks, BS);
+		assert_int_equal(ew_map_init(&a, f.g.len_blocks, f.g.p.mirrors), 0);
+		assert_int_equal(ew_map_init(&b, f.g.len_blocks, f.g.p.mirrors), 0);
+		map_random(&a, &f.g, i + 1);
+		ckpt_write_all(&f.sb, &a, 1, 2, dev);
+		ew_meta_sb_commit_ckpt(&f.sb, 1, 2, 1);
+		assert_int_equal(ckpt_read_all(&f.sb, &b, dev, &why), 0);
+		assert_maps_equal(&a, &b);
+		ew_map_destroy(&a);
+		ew_map_destroy(&b);
+		free(dev);
+	}
+}
+
+static void test_ckpt_every_byte_flip(void **state)
+{
+	struct fix f;
+	struct ew_map a, b;
+	const char *why;
+	u8 blk[BS];
+	unsigned int i;
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	assert_int_equal(ew_map_init(&a, f.g.len_blocks, 2), 0);
+	assert_int_equal(ew_map_init(&b, f.g.len_blocks, 2), 0);
+	map_random(&a, &f.g, 7);
+	ew_meta_ckpt_encode(&f.sb, &a, 0, 2, 1, blk);
+	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 1);
+	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why), 0);
+	for (i = 0; i < BS; i++) {
+		why = NULL;
+		blk[i] ^= 0x10;
+		assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why),
+				 -EINVAL);
+		assert_non_null(why);
+		blk[i] ^= 0x10;
+	}
+	/* the right block at the wrong place, or from an older checkpoint */
+	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 0, &b, &why), -EINVAL);
+	assert_string_equal(why, "checkpoint block is not part of the current checkpoint");
+	ew_meta_sb_commit_ckpt(&f.sb, 0, 3, 1);
+	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why), -EINVAL);
+	assert_string_equal(why, "checkpoint block is not part of the current checkpoint");
+	ew_map_destroy(&a);
+	ew_map_destroy(&b);
+}
+
+static void test_ckpt_entry_range(void **state)
+{
+	struct fix f;
+	struct ew_map a;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	assert_int_equal(ew_map_init(&a, f.g.len_blocks, 2), 0);
+	a.pblock[5] = (u32)f.g.region_blocks;
+	ew_meta_ckpt_encode(&f.sb, &a, 0, 2, 0, blk);
+	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 1);
+	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 0, &a, &why), -EINVAL);
+	assert_string_equal(why, "checkpoint entry outside the member's region");
+	ew_map_destroy(&a);
+}
+
+/* --- journal --- */
+
+/* A metadata device image and a map, for journal tests. */
+struct jfix {
+	struct fix f;
+	u8 *dev;
+	struct ew_map m;	/* the writer's map */
+	struct ew_map r;	/* recovered */
+	u64 seq;		/* next journal seq */
+};
+
+static void jfix_init(struct jfix *j, const char *line)
+{
+	fix_init(&j->f, line, 0);
+	j->dev = calloc(j->f.sb.total_blocks, BS);
+	assert_non_null(j->dev);
+	assert_int_equal(ew_map_init(&j->m, j->f.g.len_blocks,
+				     j->f.g.p.mirrors), 0);
+	j->seq = j->f.sb.journal_seq;
+	ew_meta_sb_encode(&j->f.sb, j->dev);	/* format: gen 1, slot 0 */
+}
+
+static void jfix_destroy(struct jfix *j)
+{
+	ew_map_destroy(&j->m);
+	free(j->dev);
+}
+
+static u8 *jblk(struct jfix *j, u64 seq)
+{
+	return j->dev + ew_meta_journal_blocknr(&j->f.sb, seq) * BS;
+}
+
+/* Sets replica r of lblock to p, makes it current, and logs it. */
+static void remap(struct ew_meta_jbuf *jb, struct ew_map *m, u64 l, u32 r,
+		  u32 p)
+{
+	m->pblock[l * m->mirrors + r] = p;
+	m->uptodate[l] |= 1U << r;
+	assert_int_equal(ew_meta_jbuf_log_block(jb, m, l, 1U << r), 0);
+}
+
+static void commit(struct jfix *j, struct ew_meta_jbuf *jb)
+{
+	u64 bn = ew_meta_jbuf_seal(jb, &j->f.sb, j->seq);
+
+	assert_int_equal(bn, ew_meta_journal_blocknr(&j->f.sb, j->seq));
+	memcpy(j->dev + bn * BS, jb->blk, BS);
+	j->seq++;
+}
+
+/* Recovers j->r from the image: checkpoint + journal. */
+static int recover(struct jfix *j, u64 *end, const char **why)
+{
+	struct ew_meta_sb *sb = &j->f.sb;
+
+	ew_map_destroy(&j->r);
+	assert_int_equal(ew_map_init(&j->r, sb->len_blocks, sb->mirrors), 0);
+	if (ckpt_read_all(sb, &j->r, j->dev, why))
+		return -EINVAL;
+	return ew_meta_replay(sb, &j->f.g, &j->r,
+			      j->dev + sb->journal_start * BS, end, why);
+}
+
+static void test_journal_round_trip(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	struct ew_meta_rec rec;
+	const char *why = NULL;
+	u8 buf[BS];
+	u64 end;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	ew_meta_jbuf_init(&jb, buf);
+	assert_true(ew_meta_jbuf_empty(&jb));
+	remap(&jb, &j.m, 3, 0, 17);
+	remap(&jb, &j.m, 3, 1, 40);
+	remap(&jb, &j.m, 100, 1, 41);
+	j.m.uptodate[100] = 0;
+	assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, 100, 0), 0);
+	assert_int_equal(jb.nr, 4);
+	commit(&j, &jb);
+	ew_meta_jrec_get(buf, 1, &rec);
+	assert_int_equal(rec.type, EW_JREC_REMAP);
+	assert_int_equal(rec.replica, 1);
+	assert_int_equal(rec.pblock, 40);
+	assert_int_equal(rec.uptodate, 3);
+	assert_int_equal(rec.lblock, 3);
+	ew_meta_jrec_get(buf, 3, &rec);
+	assert_int_equal(rec.type, EW_JREC_MASK);
+	assert_int_equal(rec.uptodate, 0);
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 5, 0, NONE);
+	j.m.uptodate[5] = 0;
+	assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, 5, 1), 0);
+	commit(&j, &jb);
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, 3);
+	assert_maps_equal(&j.m, &j.r);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_journal_full_block(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	u8 buf[BS];
+	u32 i;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	ew_meta_jbuf_init(&jb, buf);
+	for (i = 0; i < EW_META_JREC_PER_BLOCK - 1; i++)
+		assert_int_equal(ew_meta_jbuf_log_discard(&jb, i, 1), 0);
+	/* two records do not fit in one slot: nothing is added */
+	assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, 1, 3), -ENOSPC);
+	assert_int_equal(jb.nr, EW_META_JREC_PER_BLOCK - 1);
+	assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, 1, 1), 0);
+	assert_int_equal(ew_meta_jbuf_log_discard(&jb, 0, 1), -ENOSPC);
+	assert_true(ew_meta_journal_full(&j.f.sb, j.f.sb.journal_seq +
+					 j.f.sb.journal_blocks));
+	assert_false(ew_meta_journal_full(&j.f.sb, j.f.sb.journal_seq +
+					  j.f.sb.journal_blocks - 1));
+	jfix_destroy(&j);
+}
+
+static void test_journal_every_byte_flip(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	const char *why;
+	u8 buf[BS], *blk;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 1, 0, 5);
+	remap(&jb, &j.m, 2, 1, 6);
+	commit(&j, &jb);
+	blk = jblk(&j, 1);
+	assert_int_equal(ew_map_init(&j.r, j.f.g.len_blocks, 2), 0);
+	for (i = 0; i < BS; i++) {
+		why = NULL;
+		blk[i] ^= 0x04;
+		ret = ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk, &why);
+		/* a torn block ends the journal; nothing of it is applied */
+		assert_int_equal(ret, 0);
+		blk[i] ^= 0x04;
+	}
+	assert_int_equal(ew_map_pblock(&j.r, 1, 0), NONE);
+	assert_int_equal(ew_map_uptodate(&j.r, 2), 0);
+	assert_int_equal(ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk,
+					      &why), 1);
+	assert_int_equal(ew_map_pblock(&j.r, 1, 0), 5);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+/* Writes n journal blocks of one remap each: lblock i -> pblock 100 + i. */
+static void write_n(struct jfix *j, u32 n)
+{
+	struct ew_meta_jbuf jb;
+	u8 buf[BS];
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ew_meta_jbuf_init(&jb, buf);
+		remap(&jb, &j->m, j->seq, 0, (u32)(100 + j->seq));
+		commit(j, &jb);
+	}
+}
+
+static void test_replay_stops_at_torn(void **state)
+{
+	struct jfix j = { 0 };
+	const char *why = NULL;
+	u64 end;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	write_n(&j, 10);
+	/* block 8 of 10 torn (the last one written, 9, never reached disk) */
+	memset(jblk(&j, 9), 0, BS);
+	memset(jblk(&j, 10), 0, BS);
+	memset(jblk(&j, 8) + 2048, 0xee, 2048);
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, 8);
+	/* everything before it applied, nothing after */
+	assert_int_equal(ew_map_pblock(&j.r, 7, 0), 107);
+	assert_int_equal(ew_map_pblock(&j.r, 8, 0), NONE);
+	assert_int_equal(ew_map_uptodate(&j.r, 8), 0);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_replay_stops_at_stale_lap(void **state)
+{
+	struct jfix j = { 0 };
+	const char *why = NULL;
+	u64 end, J;
+	u32 i;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	J = j.f.sb.journal_blocks;
+	/* one lap and a bit, checkpointing at seq J (map as of J - 1) */
+	write_n(&j, (u32)(J - 1));
+	ckpt_write_all(&j.f.sb, &j.m, 0, 2, j.dev);
+	ew_meta_sb_commit_ckpt(&j.f.sb, 0, 2, j.seq);
+	for (i = 0; i < 5; i++) {
+		struct ew_meta_jbuf jb;
+		u8 buf[BS];
+
+		ew_meta_jbuf_init(&jb, buf);
+		remap(&jb, &j.m, i, 1, 900 + i);
+		commit(&j, &jb);
+	}
+	/* the ring's next slot holds seq end - J: the previous lap */
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, J + 5);
+	assert_maps_equal(&j.m, &j.r);
+	assert_int_equal(ew_map_pblock(&j.r, 4, 1), 904);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_replay_idempotent(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_map once;
+	struct ew_meta_jbuf jb;
+	const char *why = NULL;
+	u8 buf[BS];
+	u64 end, s = 42;
+	u32 i, k, home[2], freed[2];
+
+	(void)state;
+	jfix_init(&j, DDM4 " 0");
+	/* mixed remaps, masks and discards, in several blocks */
+	for (i = 0; i < 20; i++) {
+		ew_meta_jbuf_init(&jb, buf);
+		for (k = 0; k < 30; k++) {
+			u64 l = ew_test_below(&s, j.m.nr_blocks);
+
+			if (ew_test_below(&s, 10) == 0) {
+				ew_meta_homes(&j.f.g, l, home);
+				ew_map_discard(&j.m, l, home, freed);
+				assert_int_equal(ew_meta_jbuf_log_discard(&jb, l, 1), 0);
+			} else {
+				remap(&jb, &j.m, l, (u32)ew_test_below(&s, 2),
+				      (u32)ew_test_below(&s, j.f.g.region_blocks));
+			}
+		}
+		commit(&j, &jb);
+	}
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_maps_equal(&j.m, &j.r);
+	assert_int_equal(ew_map_init(&once, j.m.nr_blocks, 2), 0);
+	memcpy(once.pblock, j.r.pblock, j.m.nr_blocks * 2 * sizeof(u32));
+	memcpy(once.uptodate, j.r.uptodate, j.m.nr_blocks);
+	/* replay again over the recovered map: nothing changes */
+	assert_int_equal(ew_meta_replay(&j.f.sb, &j.f.g, &j.r,
+					j.dev + j.f.sb.journal_start * BS,
+					&end, &why), 0);
+	assert_maps_equal(&once, &j.r);
+	ew_map_destroy(&once);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_replay_discard_to_homes(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	const char *why = NULL;
+	u8 buf[BS];
+	u32 home[2];
+	u64 end;
+
+	(void)state;
+	jfix_init(&j, DDM4 " 0");
+	ew_meta_homes(&j.f.g, 9, home);
+	assert_true(home[0] != NONE);
+	assert_int_equal(home[1], NONE);
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 9, 0, 3000 % (u32)j.f.g.region_blocks);
+	remap(&jb, &j.m, 9, 1, 11);
+	assert_int_equal(ew_meta_jbuf_log_discard(&jb, 8, 3), 0);
+	commit(&j, &jb);
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(ew_map_pblock(&j.r, 9, 0), home[0]);
+	assert_int_equal(ew_map_pblock(&j.r, 9, 1), NONE);
+	assert_int_equal(ew_map_uptodate(&j.r, 9), 0);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_replay_future_and_hole(void **state)
+{
+	struct jfix j = { 0 };
+	const char *why = NULL;
+	u64 end;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	/* one lap and more: the old superblock's journal was overwritten */
+	write_n(&j, (u32)j.f.sb.journal_blocks + 3);
+	assert_int_equal(recover(&j, &end, &why), -EINVAL);
+	assert_string_equal(why, "journal is newer than the superblock (a newer superblock was lost)");
+	/* a lost block in the middle: the next one is valid */
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+	memset(&j, 0, sizeof(j));
+	jfix_init(&j, EW4 " 0");
+	write_n(&j, 6);
+	jblk(&j, 3)[77] ^= 1;
+	assert_int_equal(recover(&j, &end, &why), -EINVAL);
+	assert_string_equal(why, "journal block lost in the middle of the journal");
+	assert_int_equal(end, 3);
+	/* the last block torn is the normal end */
+	jblk(&j, 3)[77] ^= 1;
+	jblk(&j, 6)[77] ^= 1;
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, 6);
+	/* a block from another array's journal ends it too */
+	memcpy(j.f.sb.uuid, uuid_b, 16);
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, 1);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+static void test_replay_bad_record(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	struct ew_meta_rec rec = { .type = EW_JREC_REMAP, .replica = 1,
+				   .pblock = 1, .uptodate = 2 };
+	const char *why = NULL;
+	u8 buf[BS];
+	u64 end;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 0, 0, 1);
+	rec.lblock = j.m.nr_blocks;	/* past the end */
+	assert_int_equal(ew_meta_jbuf_add(&jb, &rec), 0);
+	commit(&j, &jb);
+	assert_int_equal(recover(&j, &end, &why), -EINVAL);
+	assert_string_equal(why, "bad record in journal block");
+	/* nothing of the block was applied */
+	assert_int_equal(ew_map_pblock(&j.r, 0, 0), NONE);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+/* --- member labels --- */
+
+static void test_label(void **state)
+{
+	struct fix f, other;
+	struct ew_meta_label l;
+	const char *why = NULL;
+	u8 blk[BS];
+	unsigned int i;
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	ew_meta_label_encode(&f.sb, 2, blk);
+	assert_int_equal(ew_meta_label_decode(blk, &l, &why), 0);
+	assert_int_equal(l.member, 2);
+	assert_int_equal(l.nr_disks, 4);
+	assert_int_equal(l.generation, 1);
+	assert_int_equal(l.data_offset_sectors, EW_MEMBER_DATA_OFFSET_SECTORS);
+	assert_memory_equal(l.uuid, uuid_a, 16);
+	assert_int_equal(ew_meta_label_check(&f.sb, blk, 2, &why), 0);
+	/* the members in another order */
+	assert_int_equal(ew_meta_label_check(&f.sb, blk, 1, &why), -EINVAL);
+	assert_string_equal(why, "member label names another position (members in another order?)");
+	/* a member of another array */
+	other = f;
+	memcpy(other.sb.uuid, uuid_b, 16);
+	assert_int_equal(ew_meta_label_check(&other.sb, blk, 2, &why), -EINVAL);
+	assert_string_equal(why, "member belongs to another array");
+	/* another member count, another geometry, a stale member */
+	other = f;
+	other.sb.nr_disks = 6;
+	assert_int_equal(ew_meta_label_check(&other.sb, blk, 2, &why), -EINVAL);
+	assert_string_equal(why, "member label: member count mismatch");
+	other = f;
+	other.sb.dilution_x100 = 150;
+	assert_int_equal(ew_meta_label_check(&other.sb, blk, 2, &why), -EINVAL);
+	assert_string_equal(why, "member label from another geometry");
+	other = f;
+	other.sb.member_gen[2] = 2;
+	assert_int_equal(ew_meta_label_check(&other.sb, blk, 2, &why), -EINVAL);
+	assert_string_equal(why, "member label generation mismatch (stale member)");
+	/* every byte flip */
+	for (i = 0; i < BS; i++) {
+		why = NULL;
+		blk[i] ^= 0x80;
+		assert_int_equal(ew_meta_label_check(&f.sb, blk, 2, &why), -EINVAL);
+		assert_non_null(why);
+		blk[i] ^= 0x80;
+	}
+	memset(blk, 0, BS);
+	assert_int_equal(ew_meta_label_check(&f.sb, blk, 2, &why), -EINVAL);
+	assert_string_equal(why, "no eagerwrite member label");
+}
+
+/* --- the map cross-check --- */
+
+static void test_map_check(void **state)
+{
+	struct fix f;
+	struct ew_map m;
+	struct ew_replica rep[2];
+	const char *why = NULL;
+	u64 l = 99;
+	u32 r = 99, home[2];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	assert_int_equal(ew_map_init(&m, f.g.len_blocks, 2), 0);
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), 0);
+	/* lblocks 0 and 4 share a disk for replica 0 (W = 2, chunk 16) */
+	ew_geom_map(&f.g, 0, rep);
+	m.pblock[0] = 7;
+	m.uptodate[0] = 1;
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), 0);
+	ew_geom_map(&f.g, 1, rep);
+	m.pblock[2] = 7;	/* lblock 1, replica 0: same chunk, same disk */
+	m.uptodate[1] = 1;
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), -EINVAL);
+	assert_string_equal(why, "physical block referenced twice on one disk");
+	assert_int_equal(l, 1);
+	assert_int_equal(r, 0);
+	m.pblock[2] = 8;
+	m.pblock[3] = 7;	/* replica 1 is on another disk: fine */
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), 0);
+	m.pblock[3] = NONE;
+	m.uptodate[1] = 3;
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), -EINVAL);
+	assert_string_equal(why, "up-to-date replica without a physical block");
+	m.uptodate[1] = 1;
+	m.pblock[3] = (u32)f.g.region_blocks;
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), -EINVAL);
+	assert_string_equal(why, "map entry outside the member's region");
+	ew_map_destroy(&m);
+
+	/* ddm: a remapped replica may not sit on another block's home */
+	fix_init(&f, DDM4 " 0", 0);
+	assert_int_equal(ew_map_init(&m, f.g.len_blocks, 2), 0);
+	ew_meta_homes(&f.g, 0, home);
+	m.pblock[0] = home[0];
+	m.uptodate[0] = 1;
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), 0);
+	m.pblock[0] = home[0] + 1;	/* lblock 1's home */
+	assert_int_equal(ew_meta_map_check(&f.g, &m, &l, &r, &why), -EINVAL);
+	assert_string_equal(why, "map entry points at another block's home");
+	ew_map_destroy(&m);
+}
+
+/* --- the crash model --- */
+
+/*
+ * A writer that behaves like the target: every write remaps its
+ * foreground replicas (ew_map_commit_write) and logs the block; a commit
+ * seals and writes the journal block; a checkpoint now and then (fuzzy:
+ * the map keeps changing while its blocks are written, the superblock
+ * names it only when all are written).  The model keeps the map as of
+ * every durable journal block; a crash at a random point must recover
+ * exactly the last durable state.
+ */
+static u32 crash_round(const char *line, u64 seed)
+{
+	u32 ckpts = 0;
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	struct ew_map durable;
+	const char *why = NULL;
+	u8 buf[BS];
+	u64 s = seed, end, ops, op, ck_idx = 0, ck_seq = 0, ck_journal = 0;
+	u32 ck_area = 0, r;
+	bool in_ckpt = false;
+	u8 **used;
+
+	jfix_init(&j, line);
+	assert_int_equal(ew_map_init(&durable, j.m.nr_blocks, j.m.mirrors), 0);
+	used = calloc(j.f.g.p.nr_disks, sizeof(*used));
+	for (r = 0; r < j.f.g.p.nr_disks; r++)
+		used[r] = calloc(j.f.g.region_blocks, 1);
+	/* homes are never allocated */
+	for (r = 0; r < j.f.g.p.nr_disks; r++) {
+		u64 b;
+
+		for (b = 0; b < j.f.g.region_blocks; b++)
+			used[r][b] = ew_geom_is_home(&j.f.g, r, b);
+	}
+	ew_meta_jbuf_init(&jb, buf);
+	ops = 200 + ew_test_below(&s, 3000);
+	for (op = 0; op < ops; op++) {
+		u64 l = ew_test_below(&s, j.m.nr_blocks);
+		struct ew_replica rep[EW_MAX_MIRRORS];
+		u32 home[EW_MAX_MIRRORS], newp[EW_MAX_MIRRORS];
+		u32 freed[EW_MAX_MIRRORS], gen;
+		u8 fg = 0;
+
+		ew_geom_map(&j.f.g, l, rep);
+		ew_meta_homes(&j.f.g, l, home);
+		if (ew_test_below(&s, 20) == 0) {
+			ew_map_discard(&j.m, l, home, freed);
+			if (ew_meta_jbuf_log_discard(&jb, l, 1) == -ENOSPC) {
+				commit(&j, &jb);
+				ew_meta_jbuf_init(&jb, buf);
+				assert_int_equal(ew_meta_jbuf_log_discard(&jb, l, 1), 0);
+			}
+		} else {
+			gen = ew_map_begin_write(&j.m, l);
+			for (r = 0; r < j.m.mirrors; r++) {
+				u64 b = ew_test_below(&s, j.f.g.region_blocks);
+
+				newp[r] = home[r];
+				if (home[r] != NONE &&
+				    (j.f.g.p.layout == EW_LAYOUT_RAID10 ||
+				     ew_test_below(&s, 2)))
+					continue;	/* in place */
+				while (used[rep[r].disk][b])
+					b = (b + 1) % j.f.g.region_blocks;
+				used[rep[r].disk][b] = 1;
+				newp[r] = (u32)b;
+			}
+			fg = (u8)(1 + ew_test_below(&s, (1U << j.m.mirrors) - 1));
+			for (r = 0; r < j.m.mirrors; r++)
+				if (!(fg & (1U << r)) && newp[r] != home[r])
+					used[rep[r].disk][newp[r]] = 0;
+			assert_true(ew_map_commit_write(&j.m, l, gen, fg, newp,
+							home, freed) >= 0);
+			if (ew_meta_jbuf_log_block(&jb, &j.m, l,
+						   (1U << j.m.mirrors) - 1) == -ENOSPC) {
+				commit(&j, &jb);
+				ew_meta_jbuf_init(&jb, buf);
+				assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, l,
+					(1U << j.m.mirrors) - 1), 0);
+			}
+		}
+		/*
+		 * Freed blocks go back at once here: the model only checks
+		 * the map, and the images are not data.
+		 */
+		for (r = 0; r < j.m.mirrors; r++)
+			if (freed[r] != NONE)
+				used[rep[r].disk][freed[r]] = 0;
+		/* a group commit now and then */
+		if (ew_test_below(&s, 8) == 0 && !ew_meta_jbuf_empty(&jb)) {
+			if (ew_meta_journal_full(&j.f.sb, j.seq))
+				fail_msg("journal full: the model checkpoints too rarely");
+			commit(&j, &jb);
+			ew_meta_jbuf_init(&jb, buf);
+			memcpy(durable.pblock, j.m.pblock,
+			       j.m.nr_blocks * j.m.mirrors * sizeof(u32));
+			memcpy(durable.uptodate, j.m.uptodate, j.m.nr_blocks);
+		}
+		/* a fuzzy checkpoint, one block per operation */
+		if (!in_ckpt && ew_test_below(&s, 100) == 0 &&
+		    ew_meta_jbuf_empty(&jb)) {
+			in_ckpt = true;
+			ck_idx = 0;
+			ck_area = ew_meta_ckpt_next_area(&j.f.sb);
+			ck_seq = ew_meta_ckpt_next_seq(&j.f.sb);
+			ck_journal = j.seq;	/* first block not in it */
+		}
+		if (in_ckpt) {
+			u8 cb[BS];
+			u64 bn = ew_meta_ckpt_encode(&j.f.sb, &j.m, ck_area,
+						     ck_seq, ck_idx, cb);
+
+			memcpy(j.dev + bn * BS, cb, BS);
+			if (++ck_idx == j.f.sb.ckpt_blocks) {
+				/* the commit that ends a checkpoint */
+				if (!ew_meta_jbuf_empty(&jb)) {
+					commit(&j, &jb);
+					ew_meta_jbuf_init(&jb, buf);
+				}
+				memcpy(durable.pblock, j.m.pblock,
+				       j.m.nr_blocks * j.m.mirrors * sizeof(u32));
+				memcpy(durable.uptodate, j.m.uptodate,
+				       j.m.nr_blocks);
+				ew_meta_sb_commit_ckpt(&j.f.sb, ck_area, ck_seq,
+						       ck_journal);
+				ew_meta_sb_encode(&j.f.sb, cb);
+				memcpy(j.dev + ew_meta_sb_slot(j.f.sb.generation) * BS,
+				       cb, BS);
+				in_ckpt = false;
+				ckpts++;
+			}
+		}
+	}
+	/* power cut: the open journal block never reached the disk */
+	{
+		struct ew_meta_sb sb;
+		u32 slot;
+
+		if (!ew_meta_block_is_zero(j.dev)) {
+			assert_int_equal(ew_meta_sb_pick(j.dev, j.dev + BS, &sb,
+							 &slot, &why), 0);
+			assert_memory_equal(&sb, &j.f.sb, sizeof(sb));
+		}
+	}
+	assert_int_equal(recover(&j, &end, &why), 0);
+	assert_int_equal(end, j.seq);
+	assert_maps_equal(&durable, &j.r);
+	{
+		u64 bl;
+		u32 br;
+
+		assert_int_equal(ew_meta_map_check(&j.f.g, &j.r, &bl, &br, &why), 0);
+	}
+	for (r = 0; r < j.f.g.p.nr_disks; r++)
+		free(used[r]);
+	free(used);
+	ew_map_destroy(&durable);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+	return ckpts;
+}
+
+static void test_crash_model(void **state)
+{
+	u64 seed;
+	u32 ckpts = 0;
+
+	(void)state;
+	for (seed = 1; seed <= 12; seed++) {
+		ckpts += crash_round("ew 4 mirrors 2 dilution 2 m 4 a b c d 0", seed);
+		ckpts += crash_round("ddm 2 dilution 2 m 4 a b c d 0", seed + 100);
+		ckpts += crash_round("raid10 2 mirrors 2 m 4 a b c d 0", seed + 200);
+		ckpts += crash_round("ew 4 mirrors 3 dilution 1.5 m 6 a b c d e f 0",
+				     seed + 300);
+	}
+	/* the cuts fell before, during and after checkpoints */
+	print_message("crash model: 48 cuts, %u checkpoints\n", ckpts);
+	assert_true(ckpts > 20);
+}
+
+static void test_errors_listed(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	/* the on-disk structures have the documented sizes and offsets */
+	assert_int_equal(sizeof(struct ew_meta_hdr), 64);
+	assert_int_equal(sizeof(struct ew_meta_sb_disk), 720);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, journal_seq), 200);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_gen), 208);
+	assert_int_equal(sizeof(struct ew_meta_label_disk), 120);
+	assert_int_equal(sizeof(struct ew_meta_jrec_disk), 16);
+	assert_int_equal(offsetof(struct ew_meta_hdr, uuid), 48);
+	for (i = 0; ew_meta_error(i); i++)
+		assert_true(strlen(ew_meta_error(i)) > 10);
+	assert_true(i >= 30);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sb_round_trip),
+		cmocka_unit_test(test_sb_every_byte_flip),
+		cmocka_unit_test(test_sb_torn_falls_back),
+		cmocka_unit_test(test_sb_version),
+		cmocka_unit_test(test_sb_check_table),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_ckpt_round_trip),
+		cmocka_unit_test(test_ckpt_every_byte_flip),
+		cmocka_unit_test(test_ckpt_entry_range),
+		cmocka_unit_test(test_journal_round_trip),
+		cmocka_unit_test(test_journal_full_block),
+		cmocka_unit_test(test_journal_every_byte_flip),
+		cmocka_unit_test(test_replay_stops_at_torn),
+		cmocka_unit_test(test_replay_stops_at_stale_lap),
+		cmocka_unit_test(test_replay_idempotent),
+		cmocka_unit_test(test_replay_discard_to_homes),
+		cmocka_unit_test(test_replay_future_and_hole),
+		cmocka_unit_test(test_replay_bad_record),
+		cmocka_unit_test(test_label),
+		cmocka_unit_test(test_map_check),
+		cmocka_unit_test(test_crash_model),
+		cmocka_unit_test(test_errors_listed),
+	};
+
+	return cmocka_run_group_tests_name("ew_meta", tests, NULL, NULL);
+}
