@@ -119,8 +119,10 @@ else
 	grep -a 'ewprobe\|vm-run\|^# ' "$dir/boot1.log" | tail -n 8 | sed 's/^/#   /'
 	exit 1
 fi
-acks=$(grep -ac '^EWPROBE ack ' "$dir/channel.log")
-intents=$(grep -ac '^EWPROBE intent ' "$dir/channel.log")
+# Whole records only: the last line is usually torn by the cut.
+whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
+acks=$(grep -acE "^EWPROBE ack $whole" "$dir/channel.log")
+intents=$(grep -acE "^EWPROBE intent $whole" "$dir/channel.log")
 note "channel: $intents intents, $acks acks in ${cut_after}s before the cut"
 if grep -aq '^EWPROBE start ' "$dir/channel.log" && [ "$acks" -ge 10 ]; then
 	ok "boot 1: the channel carried the run's records ($acks acks)"
@@ -135,7 +137,7 @@ if [ $mode = raw ]; then
 	note "host verify: $(jq -c '{acked, verified, later_write, lost, corrupt, unacked, ended, torn_last_line}' "$dir/host.json" 2>/dev/null)"
 	[ $rc = 0 ] && ok "host verify of disk00.img after the cut: nothing lost" ||
 		notok "host verify of disk00.img after the cut: nothing lost (exit $rc)"
-	blk=$(grep -a '^EWPROBE ack ' "$dir/channel.log" | tail -n 1 | cut -d' ' -f4)
+	blk=$(grep -aE "^EWPROBE ack $whole" "$dir/channel.log" | tail -n 1 | cut -d' ' -f4)
 	cp "$dir/disk00.img" "$dir/control.img"
 	dd if=/dev/zero of="$dir/control.img" bs=4096 seek="$blk" count=1 conv=notrunc status=none
 	"$ewprobe" verify --log "$dir/channel.log" --json "$dir/control.img" >"$dir/control.json"
