@@ -46,7 +46,7 @@ static const char usage[] =
 "  --json FILE|-  --csv FILE|-  --samples (delayed queue over time in JSON)\n"
 "  --ops FILE               every disk operation (CSV)\n"
 "  --stop-ms T              sweep: stop after a rate whose mean exceeds T\n"
-"  --stop-util U            sweep: stop after a rate whose mean disk\n"
+"  --stop-util U            sweep: stop after a rate at which some disk's\n"
 "                           utilisation exceeds U (delayed writes can no\n"
 "                           longer keep up) or a writer stalled\n"
 "\n"
@@ -496,7 +496,7 @@ static int cmd_sweep(int argc, char **argv)
 			r.collapsed ? ", collapsed" : "", r.wall_s);
 		sim_result_free(&r);
 		if (r.collapsed || r.all.mean_ms > o.stop_ms ||
-		    r.util_mean > o.stop_util ||
+		    r.util_max > o.stop_util ||
 		    (o.stop_util < 2 && r.stalls))
 			break;
 	}
