@@ -134,6 +134,7 @@ struct ew_delayed {
 	bool to_home;
 	u8 epoch;
 	u32 src_disk;
+	u32 src;
 	u32 dst_disk;
 	u32 dst;
 };
@@ -773,6 +774,8 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	ew_replicas(a, d->lblock, rep, home);
 	a->m[d->dst_disk].copies--;
 	a->copies--;
+	/* no prediction to judge (kcopyd reports only the end of both) */
+	ew_head_done(a, d->src_disk, d->src, now, 0, now);
 	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
 	if (read_err || write_err) {
 		DMERR_LIMIT("background copy of block %llu replica %u failed",
@@ -849,6 +852,7 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 				  a->block_sectors, now, &ch))
 			return NULL;
 		d->src_disk = ch.disk;
+		d->src = (u32)ch.block;
 		from->bdev = a->m[ch.disk].bdev;
 		from->sector = ew_block_sector(a, (u32)ch.block);
 		from->count = a->block_sectors;
