@@ -280,6 +280,15 @@ static const struct ew_bad_line ew_bad_lines[] = {
 	{ "mirrors twice", "ew 4 mirrors 2 mirrors 2 meta 2 a b",
 	  "Duplicate key mirrors" },
 	{ "sync twice", "ew 4 sync 1 sync 2 meta 2 a b", "Duplicate key sync" },
+	{ "dilution twice", "ddm 4 dilution 2 dilution 2 meta 2 a b",
+	  "Duplicate key dilution" },
+	{ "chunk_sectors twice",
+	  "raid10 4 chunk_sectors 8 chunk_sectors 16 meta 2 a b",
+	  "Duplicate key chunk_sectors" },
+	{ "block_size twice", "ew 4 block_size 4096 block_size 4096 meta 2 a b",
+	  "Duplicate key block_size" },
+	{ "delay_queue twice", "ew 4 delay_queue 1 delay_queue 2 meta 2 a b",
+	  "Duplicate key delay_queue" },
 	{ "raid10 dilution", "raid10 2 dilution 2 meta 2 a b",
 	  "Key dilution not allowed for layout raid10" },
 	{ "dilution below 1", "ew 2 dilution 0.5 meta 2 a b",
@@ -374,6 +383,27 @@ static void ew_table_bad(struct kunit *test)
 	KUNIT_EXPECT_STREQ_MSG(test, error, c->error, "\"%s\"", c->line);
 }
 
+/*
+ * Every message the parser can set is expected by some bad line above,
+ * but one: sync is 1 or 2 and mirrors at least 2, so no line can have
+ * sync > mirrors (a defensive check).
+ */
+static void ew_table_every_error_tested(struct kunit *test)
+{
+	const char *msg;
+	unsigned int i, j;
+
+	for (i = 0; (msg = ew_table_error(i)) != NULL; i++) {
+		bool found = !strcmp(msg, "sync exceeds mirrors");
+
+		for (j = 0; j < ARRAY_SIZE(ew_bad_lines) && !found; j++)
+			found = !strcmp(ew_bad_lines[j].error, msg);
+		KUNIT_EXPECT_TRUE_MSG(test, found,
+				      "no bad line expects \"%s\"", msg);
+	}
+	KUNIT_EXPECT_GT(test, i, 30U);
+}
+
 /* Which layout takes which key: dilution is for the eager layouts only. */
 static void ew_table_allow_masks(struct kunit *test)
 {
@@ -452,6 +482,7 @@ static struct kunit_case ew_table_cases[] = {
 	KUNIT_CASE_PARAM(ew_table_bad, ew_bad_line_gen_params),
 	KUNIT_CASE(ew_table_key_names),
 	KUNIT_CASE(ew_table_allow_masks),
+	KUNIT_CASE(ew_table_every_error_tested),
 	KUNIT_CASE(ew_table_geometry),
 	{}
 };
