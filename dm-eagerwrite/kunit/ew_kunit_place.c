@@ -626,6 +626,78 @@ static void ew_place_satf_brute(struct kunit *test)
 	}
 }
 
+/*
+ * Wang et al. (OSDI 1999): on one track of n blocks with k = p * n of
+ * them free at random, the head passes (n - k) / (k + 1) occupied blocks
+ * on average before the first free one, (1 - p) / (p + 1/n).  One track
+ * of 30 blocks (240 sectors, 6 ms a turn: 0.2 ms a block), no overhead or
+ * settle, the head arriving at a random block boundary: the chosen
+ * block's distance from the head, averaged over 4000 random maps, must
+ * come within 0.25 blocks of the bound (a few standard errors).
+ */
+static void ew_place_wang_bound(struct kunit *test)
+{
+	static const u32 ks[] = { 15, 9, 6, 3, 1 };
+	struct ew_disk *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct ew_freemap *fm = kunit_kzalloc(test, sizeof(*fm), GFP_KERNEL);
+	struct ew_head h = { 0, 0, 0 };
+	struct ew_pdisk pd = { .model = d, .head = &h, .fm = fm };
+	struct ew_disk_params p;
+	struct rnd_state rnd;
+	const u32 n = 30;
+	u32 i, trial, j;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fm);
+	ew_small_params(&p);
+	p.heads = 1;
+	p.nr_zones = 1;
+	p.zones[0] = (struct ew_zone){ .cylinders = 1, .spt = 240 };
+	p.overhead_ns = 0;
+	p.write_settle_ns = 0;
+	KUNIT_ASSERT_EQ(test, ew_disk_init(d, &p, 240), 0);
+	KUNIT_ASSERT_EQ(test, ew_freemap_init(fm, d, BS, n), 0);
+	prandom_seed_state(&rnd, 2002);
+
+	for (i = 0; i < ARRAY_SIZE(ks); i++) {
+		u32 k = ks[i];
+		u64 gaps = 0, want_x1000, got_x1000, cost;
+
+		for (trial = 0; trial < 4000; trial++) {
+			u64 start = prandom_u32_state(&rnd) % n, b;
+			u32 nfree = 0;
+
+			/* k free blocks, chosen uniformly */
+			for (j = 0; j < n; j++)
+				if (!ew_freemap_is_free(fm, j))
+					ew_freemap_free(fm, j);
+			ew_freemap_alloc_range(fm, 0, n);
+			while (nfree < k) {
+				b = prandom_u32_state(&rnd) % n;
+				if (!ew_freemap_is_free(fm, b)) {
+					ew_freemap_free(fm, b);
+					nfree++;
+				}
+			}
+			b = ew_place_nearest_free(&pd, BS, start * 200 * US,
+						  &cost);
+			KUNIT_ASSERT_NE(test, b, EW_NO_BLOCK);
+			gaps += (b + n - start) % n;
+			/* wait for the gap, then one block's transfer */
+			KUNIT_ASSERT_EQ(test, cost,
+					((b + n - start) % n + 1) * 200 * US);
+		}
+		want_x1000 = div64_u64((n - k) * 1000ULL, k + 1);
+		got_x1000 = div64_u64(gaps * 1000, 4000);
+		kunit_info(test, "k=%u of %u free: mean gap %llu.%03llu blocks, bound %llu.%03llu\n",
+			   k, n, got_x1000 / 1000, got_x1000 % 1000,
+			   want_x1000 / 1000, want_x1000 % 1000);
+		KUNIT_EXPECT_LE(test, got_x1000, want_x1000 + 250);
+		KUNIT_EXPECT_GE(test, got_x1000 + 250, want_x1000);
+	}
+	ew_freemap_destroy(fm);
+}
+
 static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_nearest_by_hand),
 	KUNIT_CASE_PARAM(ew_place_nearest_brute, ew_nf_gen_params),
@@ -636,6 +708,7 @@ static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_read_brute),
 	KUNIT_CASE(ew_place_satf),
 	KUNIT_CASE(ew_place_satf_brute),
+	KUNIT_CASE(ew_place_wang_bound),
 	{}
 };
 
