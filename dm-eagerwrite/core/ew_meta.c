@@ -143,7 +143,7 @@ static void ew_meta_seal(void *blk)
 	h->crc = cpu_to_le32(ew_meta_crc(blk));
 }
 
-static bool ew_meta_crc_ok(const void *blk)
+bool ew_meta_block_crc_ok(const void *blk)
 {
 	const struct ew_meta_hdr *h = blk;
 
@@ -315,7 +315,7 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 		*why = E_SB_MAGIC;
 		return -EINVAL;
 	}
-	if (!ew_meta_crc_ok(blk)) {
+	if (!ew_meta_block_crc_ok(blk)) {
 		*why = E_SB_CRC;
 		return -EINVAL;
 	}
@@ -507,7 +507,7 @@ int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
 	u64 first = idx * sb->ckpt_per_block;
 	u32 n, i, full = (1U << sb->mirrors) - 1;
 
-	if (!ew_meta_crc_ok(blk)) {
+	if (!ew_meta_block_crc_ok(blk)) {
 		*why = E_CK_CRC;
 		return -EINVAL;
 	}
@@ -687,7 +687,7 @@ static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
 	u64 bseq;
 
 	/* torn, never written, or another array's: the journal ends here */
-	if (!ew_meta_crc_ok(blk) || le32_to_cpu(h->magic) != EW_META_MAGIC ||
+	if (!ew_meta_block_crc_ok(blk) || le32_to_cpu(h->magic) != EW_META_MAGIC ||
 	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE))
 		return 0;
 	if (le16_to_cpu(h->type) != EW_META_T_JOURNAL) {
@@ -910,7 +910,7 @@ int ew_meta_label_decode(const void *blk, struct ew_meta_label *l,
 		*why = E_LB_MAGIC;
 		return -EINVAL;
 	}
-	if (!ew_meta_crc_ok(blk)) {
+	if (!ew_meta_block_crc_ok(blk)) {
 		*why = E_LB_CRC;
 		return -EINVAL;
 	}

@@ -215,6 +215,8 @@ u64 ew_meta_size_sectors(const struct ew_geom *g);
 
 /* Is the 4 KiB block all zeros (an unformatted device)? */
 bool ew_meta_block_is_zero(const void *blk);
+/* Does the block's crc field match its contents? */
+bool ew_meta_block_crc_ok(const void *blk);
 
 /* --- superblock --- */
 

@@ -25,6 +25,9 @@
 /* Subcommands: argv[0] is the subcommand's name. */
 int ewctl_geometry(int argc, char **argv);
 int ewctl_table(int argc, char **argv);
+int ewctl_check(int argc, char **argv);
+int ewctl_dump(int argc, char **argv);
+int ewctl_debug_mkmeta(int argc, char **argv);	/* hidden, tests only */
 
 /*
  * The layout options shared by the subcommands that describe an array:

@@ -20,6 +20,12 @@ static const struct ewctl_cmd {
 	  "capacity, region, stripe width and per-disk use of a layout" },
 	{ "table", ewctl_table,
 	  "print a dmsetup table line for a metadata and data devices" },
+	{ "check", ewctl_check,
+	  "check an array's metadata and member labels offline" },
+	{ "dump", ewctl_dump,
+	  "print an array's superblock, journal length and map summary" },
+	/* no summary: not listed (writes test images) */
+	{ "debug-mkmeta", ewctl_debug_mkmeta, NULL },
 };
 
 static void usage(FILE *f)
@@ -33,8 +39,9 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(ewctl_cmds); i++)
-		fprintf(f, "  %-10s %s\n", ewctl_cmds[i].name,
-			ewctl_cmds[i].summary);
+		if (ewctl_cmds[i].summary)
+			fprintf(f, "  %-10s %s\n", ewctl_cmds[i].name,
+				ewctl_cmds[i].summary);
 	fprintf(f,
 "\n"
 "Exit status: 0 success, 1 refused or failed (the message says why),\n"

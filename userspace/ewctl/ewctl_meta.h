@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ewctl_meta.h - what check, dump and debug-mkmeta share: reading the
+ * metadata device (meta.c) into memory and rebuilding the map with the
+ * core's functions (core/ew_meta.c), exactly as the target does.
+ */
+#ifndef EWCTL_META_H
+#define EWCTL_META_H
+
+#include <stdio.h>
+#include "ewctl.h"
+#include "ew_meta.h"
+
+/* A metadata device opened for reading (or writing, for debug-mkmeta). */
+struct ewctl_meta {
+	const char *path;
+	FILE *f;
+	u64 bytes;		/* device or file size */
+	u8 slot[2][EW_META_BLOCK_SIZE];
+	int pick;		/* ew_meta_sb_pick()'s result */
+	const char *pick_why;
+	u32 cur;		/* slot of the superblock in use */
+	const char *slot_why[2];	/* NULL: slot valid (or all zeros) */
+	bool slot_zero[2];
+	struct ew_meta_sb sb;
+	struct ew_geom g;
+};
+
+/*
+ * Opens path, reads both superblock slots and picks one.  Returns 0, or
+ * -1 after printing why it cannot be read at all (I/O).  m->pick says
+ * whether a superblock was found.
+ */
+int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write);
+void ewctl_meta_close(struct ewctl_meta *m);
+/* Reads or writes one 4 KiB block at block number bn of f. */
+int ewctl_read_block(FILE *f, u64 bn, void *blk);
+int ewctl_write_block(FILE *f, u64 bn, const void *blk);
+
+/* The result of loading the map: checkpoint and journal. */
+struct ewctl_map_load {
+	struct ew_map map;
+	int ret;		/* 0 loaded; -EINVAL: why, where */
+	const char *why;
+	char where[96];		/* "checkpoint block 3 (block 1035)", ... */
+	u64 end_seq;		/* first journal seq not applied */
+	u64 records;		/* journal records applied */
+	/* how the journal ended: damaged means our own torn block */
+	bool end_damaged;
+};
+
+/* Loads the map of m's superblock (m->g must be set). */
+int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld);
+
+/* Formats a UUID as 8-4-4-4-12 hex digits (buf of 37). */
+void ewctl_uuid_str(const u8 *uuid, char *buf);
+
+#endif /* EWCTL_META_H */

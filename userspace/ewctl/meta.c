@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * meta.c - reading a metadata device for ewctl check and dump: the two
+ * superblock slots, the checkpoint and the journal, decoded and replayed
+ * by the portable core (core/ew_meta.c) so that the tools and the target
+ * can never disagree about what the metadata says.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ewctl_meta.h"
+
+int ewctl_read_block(FILE *f, u64 bn, void *blk)
+{
+	if (fseeko(f, (off_t)(bn * EW_META_BLOCK_SIZE), SEEK_SET))
+		return -1;
+	if (fread(blk, EW_META_BLOCK_SIZE, 1, f) != 1) {
+		/* past the end of a short file reads as zeros */
+		if (feof(f)) {
+			clearerr(f);
+			memset(blk, 0, EW_META_BLOCK_SIZE);
+			return 0;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+int ewctl_write_block(FILE *f, u64 bn, const void *blk)
+{
+	if (fseeko(f, (off_t)(bn * EW_META_BLOCK_SIZE), SEEK_SET) ||
+	    fwrite(blk, EW_META_BLOCK_SIZE, 1, f) != 1)
+		return -1;
+	return 0;
+}
+
+void ewctl_uuid_str(const u8 *u, char *buf)
+{
+	unsigned int i;
+	char *p = buf;
+
+	for (i = 0; i < EW_META_UUID_SIZE; i++) {
+		p += sprintf(p, "%02x", u[i]);
+		if (i == 3 || i == 5 || i == 7 || i == 9)
+			*p++ = '-';
+	}
+	*p = '\0';
+}
+
+int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
+{
+	struct ew_meta_sb s;
+	u32 i;
+
+	memset(m, 0, sizeof(*m));
+	m->path = path;
+	if (ewctl_dev_bytes(path, &m->bytes))
+		return -1;
+	m->f = fopen(path, write ? "r+b" : "rb");
+	if (!m->f) {
+		fprintf(stderr, "%s: %s: cannot open\n", ewctl_prog, path);
+		return -1;
+	}
+	for (i = 0; i < EW_META_SB_SLOTS; i++) {
+		if (ewctl_read_block(m->f, i, m->slot[i])) {
+			fprintf(stderr, "%s: %s: read error\n", ewctl_prog, path);
+			ewctl_meta_close(m);
+			return -1;
+		}
+		m->slot_zero[i] = ew_meta_block_is_zero(m->slot[i]);
+		if (!m->slot_zero[i])
+			ew_meta_sb_decode(m->slot[i], i, &s, &m->slot_why[i]);
+	}
+	m->pick = ew_meta_sb_pick(m->slot[0], m->slot[1], &m->sb, &m->cur,
+				  &m->pick_why);
+	if (!m->pick && ew_meta_sb_geom(&m->sb, &m->g, &m->pick_why))
+		m->pick = -EINVAL;
+	return 0;
+}
+
+void ewctl_meta_close(struct ewctl_meta *m)
+{
+	if (m->f)
+		fclose(m->f);
+	m->f = NULL;
+}
+
+int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
+{
+	const struct ew_meta_sb *sb = &m->sb;
+	u8 blk[EW_META_BLOCK_SIZE];
+	u8 *area;
+	u64 i, seq;
+
+	memset(ld, 0, sizeof(*ld));
+	if (ew_map_init(&ld->map, sb->len_blocks, sb->mirrors)) {
+		fprintf(stderr, "%s: out of memory\n", ewctl_prog);
+		return -1;
+	}
+	for (i = 0; sb->ckpt_seq && i < sb->ckpt_blocks; i++) {
+		u64 bn = sb->ckpt_start[sb->ckpt_area] + i;
+
+		if (ewctl_read_block(m->f, bn, blk))
+			goto io;
+		if (ew_meta_ckpt_decode(sb, blk, i, &ld->map, &ld->why)) {
+			ld->ret = -EINVAL;
+			snprintf(ld->where, sizeof(ld->where),
+				 "checkpoint %u block %llu (block %llu)",
+				 sb->ckpt_area, (unsigned long long)i,
+				 (unsigned long long)bn);
+			return 0;
+		}
+	}
+	area = malloc(sb->journal_blocks * EW_META_BLOCK_SIZE);
+	if (!area) {
+		fprintf(stderr, "%s: out of memory\n", ewctl_prog);
+		return -1;
+	}
+	for (i = 0; i < sb->journal_blocks; i++)
+		if (ewctl_read_block(m->f, sb->journal_start + i,
+				     area + i * EW_META_BLOCK_SIZE)) {
+			free(area);
+			goto io;
+		}
+	ld->ret = ew_meta_replay(sb, &m->g, &ld->map, area, &ld->end_seq,
+				 &ld->why);
+	if (ld->ret)
+		snprintf(ld->where, sizeof(ld->where),
+			 "journal seq %llu (block %llu)",
+			 (unsigned long long)ld->end_seq,
+			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq));
+	for (seq = sb->journal_seq; seq < ld->end_seq; seq++) {
+		const struct ew_meta_hdr *h = (const void *)(area +
+			(ew_meta_journal_blocknr(sb, seq) - sb->journal_start) *
+			EW_META_BLOCK_SIZE);
+
+		ld->records += le32_to_cpu(h->nr);
+	}
+	if (!ld->ret && ld->end_seq - sb->journal_seq < sb->journal_blocks) {
+		const struct ew_meta_hdr *h = (const void *)(area +
+			(ew_meta_journal_blocknr(sb, ld->end_seq) -
+			 sb->journal_start) * EW_META_BLOCK_SIZE);
+
+		/* not all zeros and a bad checksum: torn or damaged */
+		ld->end_damaged = !ew_meta_block_is_zero(h) &&
+				  !ew_meta_block_crc_ok(h);
+	}
+	free(area);
+	return 0;
+io:
+	fprintf(stderr, "%s: %s: read error\n", ewctl_prog, m->path);
+	return -1;
+}
