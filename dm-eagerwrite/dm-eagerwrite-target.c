@@ -167,6 +167,11 @@ struct ew_array {
 	u32 pending;			/* entries queued or copying */
 	u32 copies;
 	bool suspended;
+	bool discarding;		/* homes of [disc_first, disc_end) */
+	u64 disc_first;
+	u64 disc_end;
+	u64 run_start[EW_MAX_DISKS];	/* bio worker: home discard runs */
+	u64 run_len[EW_MAX_DISKS];
 	u64 err_sum_ns;
 	u64 err_count;
 	atomic64_t counters[EW_C_NR];
@@ -246,6 +251,17 @@ static bool ew_cell_busy(struct ew_array *a, u64 lblock)
 		if (c->lblock == lblock)
 			return true;
 	return false;
+}
+
+static bool ew_layout_homes(struct ew_array *a)
+{
+	return a->geom.p.layout != EW_LAYOUT_EW;
+}
+
+static bool ew_in_discard(struct ew_array *a, u64 lblock)
+{
+	return a->discarding && lblock >= a->disc_first &&
+		lblock < a->disc_end;
 }
 
 static void ew_cell_hold(struct ew_array *a, struct ew_cell *c, u64 lblock)
@@ -553,7 +569,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		ret = EW_RETRY;
 		goto put;
 	}
-	if (ew_cell_busy(a, io->lblock)) {
+	if (ew_cell_busy(a, io->lblock) || ew_in_discard(a, io->lblock)) {
 		bio_list_add(&a->deferred, bio);
 		spin_unlock_irqrestore(&a->lock, flags);
 		ret = EW_DEFERRED;
@@ -631,19 +647,73 @@ put:
 }
 
 /* ---------------------------------------------------------------- */
-/* Discards: whole blocks only (the logical block size is the block). */
+/*
+ * Discards: whole blocks only (the discard granularity is the block).
+ * The map forgets the blocks at once (they read zeros); where the layout
+ * has fixed homes (raid10, ddm) the homes are discarded on the members
+ * too, from the bio worker (it sleeps), while writes and home copies of
+ * the range wait (a->disc_*), so a discard never lands on newer data.
+ */
 
-static enum ew_map_result ew_discard(struct ew_array *a, struct bio *bio)
+static void ew_discard_run(struct ew_array *a, u32 disk)
+{
+	struct block_device *bdev = a->m[disk].bdev;
+
+	if (a->run_len[disk] && bdev_max_discard_sectors(bdev))
+		/* advisory: an error leaves old data in a free place */
+		blkdev_issue_discard(bdev,
+				     a->run_start[disk] * a->block_sectors,
+				     a->run_len[disk] * a->block_sectors,
+				     GFP_NOIO);
+	a->run_len[disk] = 0;
+}
+
+static void ew_discard_homes(struct ew_array *a, u64 first, u64 end)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 r, d;
+	u64 b;
+
+	for (b = first; b < end; b++) {
+		ew_geom_map(&a->geom, b, rep);
+		for (r = 0; r < a->geom.p.mirrors; r++) {
+			if (rep[r].home == EW_NO_BLOCK)
+				continue;
+			d = rep[r].disk;
+			if (a->run_len[d] &&
+			    a->run_start[d] + a->run_len[d] == rep[r].home) {
+				a->run_len[d]++;
+				continue;
+			}
+			ew_discard_run(a, d);
+			a->run_start[d] = rep[r].home;
+			a->run_len[d] = 1;
+		}
+	}
+	for (d = 0; d < a->nr; d++)
+		ew_discard_run(a, d);
+}
+
+static enum ew_map_result ew_discard(struct ew_array *a, struct bio *bio,
+				     bool can_sleep)
 {
 	u64 first = bio->bi_iter.bi_sector, end;
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
+	bool homes = ew_layout_homes(a), kick;
 	unsigned long flags;
 	u64 b;
 
 	end = div_u64(first + bio_sectors(bio), a->block_sectors);
 	first = div_u64(first + a->block_sectors - 1, a->block_sectors);
+	end = min(end, a->map.nr_blocks);
 	spin_lock_irqsave(&a->lock, flags);
+	if (homes && !can_sleep) {
+		bio_list_add(&a->retry, bio);
+		spin_unlock_irqrestore(&a->lock, flags);
+		ew_kick_bios(a);
+		return EW_DEFERRED;
+	}
 	for (b = first; b < end; b++) {
 		if (ew_cell_busy(a, b)) {
 			bio_list_add(&a->deferred, bio);
@@ -651,13 +721,32 @@ static enum ew_map_result ew_discard(struct ew_array *a, struct bio *bio)
 			return EW_DEFERRED;
 		}
 	}
-	for (b = first; b < end && b < a->map.nr_blocks; b++) {
+	for (b = first; b < end; b++) {
 		ew_replicas(a, b, rep, home);
 		ew_map_discard(&a->map, b, home, freed);
 		ew_defer_frees(a, rep, freed);
 	}
+	if (homes) {
+		a->discarding = true;
+		a->disc_first = first;
+		a->disc_end = end;
+	}
 	ew_release_frees(a);
 	spin_unlock_irqrestore(&a->lock, flags);
+
+	if (homes && first < end) {
+		ew_discard_homes(a, first, end);
+		spin_lock_irqsave(&a->lock, flags);
+		a->discarding = false;
+		kick = !bio_list_empty(&a->deferred);
+		spin_unlock_irqrestore(&a->lock, flags);
+		if (kick)
+			ew_kick_bios(a);
+	} else if (homes) {
+		spin_lock_irqsave(&a->lock, flags);
+		a->discarding = false;
+		spin_unlock_irqrestore(&a->lock, flags);
+	}
 	bio_endio(bio);
 	return EW_STARTED;
 }
@@ -748,7 +837,7 @@ static void ew_bio_work(struct work_struct *work)
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 
 		if (bio_op(bio) == REQ_OP_DISCARD) {
-			ew_discard(a, bio);
+			ew_discard(a, bio, true);
 			continue;
 		}
 		/* throttle: wait for delayed-queue room, nothing dropped */
@@ -837,7 +926,8 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			wake_up(&a->throttle_wait);
 			continue;
 		}
-		if (d->to_home && ew_cell_busy(a, d->lblock))
+		if (d->to_home && (ew_cell_busy(a, d->lblock) ||
+				   ew_in_discard(a, d->lblock)))
 			return NULL;
 		now = ew_now();
 		n = 0;
@@ -1276,7 +1366,7 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		}
 		return DM_MAPIO_SUBMITTED;
 	case REQ_OP_DISCARD:
-		ew_discard(a, bio);
+		ew_discard(a, bio, false);
 		return DM_MAPIO_SUBMITTED;
 	default:
 		return DM_MAPIO_KILL;
