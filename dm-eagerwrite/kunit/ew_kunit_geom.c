@@ -292,6 +292,33 @@ static void ew_geom_map_full(struct kunit *test)
 	ew_geom_check_map(test, s, m_capacity(&s->p));
 }
 
+/* A target length in sectors: whole blocks, 1 block to the capacity. */
+static void ew_geom_len_sectors(struct kunit *test)
+{
+	const struct ew_shape *s = test->param_value;
+	u64 cap = m_capacity(&s->p), bs = s->p.block_sectors, len;
+	const char *why;
+
+	len = 12345;
+	KUNIT_EXPECT_EQ(test, ew_geom_len_blocks(&s->p, cap * bs, &len, &why),
+			0);
+	KUNIT_EXPECT_EQ(test, len, cap);
+	KUNIT_EXPECT_EQ(test, ew_geom_len_blocks(&s->p, bs, &len, &why), 0);
+	KUNIT_EXPECT_EQ(test, len, 1ULL);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ew_geom_len_blocks(&s->p, (cap + 1) * bs, &len,
+						 &why), -EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ew_geom_len_blocks(&s->p, 0, &len, &why),
+			-EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ew_geom_len_blocks(&s->p, cap * bs - 1, &len,
+						 &why), -EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
 /* A shorter volume: a smaller region, the same invariants. */
 static void ew_geom_map_short(struct kunit *test)
 {
@@ -560,6 +587,7 @@ static struct kunit_case ew_geom_cases[] = {
 	KUNIT_CASE_PARAM(ew_geom_map_full, ew_shape_gen_params),
 	KUNIT_CASE_PARAM(ew_geom_map_short, ew_shape_gen_params),
 	KUNIT_CASE_PARAM(ew_geom_stripe, ew_shape_gen_params),
+	KUNIT_CASE_PARAM(ew_geom_len_sectors, ew_shape_gen_params),
 	KUNIT_CASE_PARAM(ew_geom_hand_places, ew_place_gen_params),
 	KUNIT_CASE(ew_geom_reference_2x9x2),
 	KUNIT_CASE_PARAM(ew_geom_bad_params, ew_bad_shape_gen_params),
