@@ -27,6 +27,7 @@ int ewctl_geometry(int argc, char **argv);
 int ewctl_table(int argc, char **argv);
 int ewctl_check(int argc, char **argv);
 int ewctl_dump(int argc, char **argv);
+int ewctl_calibrate(int argc, char **argv);
 int ewctl_debug_mkmeta(int argc, char **argv);	/* hidden, tests only */
 
 /*

@@ -24,6 +24,8 @@ static const struct ewctl_cmd {
 	  "check an array's metadata and member labels offline" },
 	{ "dump", ewctl_dump,
 	  "print an array's superblock, journal length and map summary" },
+	{ "calibrate", ewctl_calibrate,
+	  "learn a member's rotation period and phase (MimdRAID)" },
 	/* no summary: not listed (writes test images) */
 	{ "debug-mkmeta", ewctl_debug_mkmeta, NULL },
 };
