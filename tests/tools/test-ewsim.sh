@@ -164,6 +164,12 @@ jqe "$tmp/noise.json" '.completions == .arrivals and .eager_pos_ms > 0' &&
 	ok "prediction noise: runs, every request completes" ||
 	nok "prediction noise: runs, every request completes"
 
+"$ewsim" --layout ew $small --rate 800 --dup-cancel start \
+	--json "$tmp/dup.json" 2>/dev/null
+jqe "$tmp/dup.json" '.completions == .arrivals and .dup_wasted == 0' &&
+	ok "duplicates cancelled at start: none wasted, none lost" ||
+	nok "duplicates cancelled at start: none wasted, none lost"
+
 # --- the bound -------------------------------------------------------------------
 "$ewsim" bound --writes 3000 --csv "$tmp/bound.csv" 2>/dev/null
 if awk -F, 'NR > 1 { if ($8 < 0.9 || $8 > 1.1 || $6 < 0.8 || $6 > 1.35 ||

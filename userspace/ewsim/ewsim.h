@@ -63,6 +63,7 @@ struct sim_config {
 	enum sim_policy policy;
 	u32 window;		/* SATF looks at this many queued requests */
 	double predict_noise;	/* sd of phase error, fraction of a turn */
+	bool dup_cancel_start;	/* duplicates cancelled when one starts */
 	struct ew_disk_params disk;
 
 	/* workload */
@@ -117,6 +118,8 @@ struct sim_result {
 	double delayq_mean, delayq_max;
 	u64 delayed_done, delayed_superseded;
 	u64 stalls;		/* writes that waited for the delayed buffer */
+	u64 dup_reads;		/* reads duplicated on busy holders */
+	u64 dup_wasted;		/* duplicates served after the winner: waste */
 	u32 nr_samples;
 	double *sample_t_s;	/* delayed-queue length over time */
 	u32 *sample_len;

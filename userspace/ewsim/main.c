@@ -26,6 +26,9 @@ static const char usage[] =
 "                           paper's setup; capped at the array's capacity)\n"
 "  --policy fcfs|satf|satf-ew (satf-ew)  --window N  SATF looks at N queued (64)\n"
 "  --predict-noise F        sd of the predictor's phase error, in turns (0)\n"
+"  --dup-cancel complete|start  a read duplicated on busy holders: the\n"
+"                           others are cancelled when one completes (the\n"
+"                           paper) or as soon as one starts\n"
 "  --disk KEY=VAL[,..]      disk model: rotation_ns phase_ns overhead_ns\n"
 "                           head_switch_ns write_settle_ns single_cyl_ns\n"
 "                           seek_a_ns seek_b_ns seek_c_ns seek_e_ns\n"
@@ -57,7 +60,7 @@ enum {
 	O_CHUNK, O_DELAYQ, O_LEN, O_POLICY, O_WINDOW, O_NOISE, O_DISK,
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
-	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_HELP
+	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -93,6 +96,7 @@ static const struct option longopts[] = {
 	{ "rates", required_argument, NULL, O_RATES },
 	{ "stop-ms", required_argument, NULL, O_STOPMS },
 	{ "stop-util", required_argument, NULL, O_STOPUTIL },
+	{ "dup-cancel", required_argument, NULL, O_DUPCANCEL },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -354,6 +358,14 @@ static int parse_args(int argc, char **argv, struct cli *o)
 		}
 		case O_STOPMS:
 			if (parse_dbl(a, &o->stop_ms) || o->stop_ms <= 0)
+				return bad(name, a);
+			break;
+		case O_DUPCANCEL:
+			if (!strcmp(a, "start"))
+				c->dup_cancel_start = true;
+			else if (!strcmp(a, "complete"))
+				c->dup_cancel_start = false;
+			else
 				return bad(name, a);
 			break;
 		case O_STOPUTIL:

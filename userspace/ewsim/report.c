@@ -131,11 +131,14 @@ void report_json(FILE *f, const struct sim_config *c,
 		(unsigned long long)r->op_n, r->op_resp_ms, r->op_svc_ms,
 		r->op_svc_m2);
 	fprintf(f,
-		"  \"delayq_mean\": %.3f, \"delayq_max\": %.0f, \"delayed_done\": %llu, \"delayed_superseded\": %llu, \"stalls\": %llu",
+		"  \"delayq_mean\": %.3f, \"delayq_max\": %.0f, \"delayed_done\": %llu, \"delayed_superseded\": %llu, \"stalls\": %llu,\n",
 		r->delayq_mean, r->delayq_max,
 		(unsigned long long)r->delayed_done,
 		(unsigned long long)r->delayed_superseded,
 		(unsigned long long)r->stalls);
+	fprintf(f, "  \"dup_reads\": %llu, \"dup_wasted\": %llu",
+		(unsigned long long)r->dup_reads,
+		(unsigned long long)r->dup_wasted);
 	if (samples) {
 		fprintf(f, ",\n  \"delayq\": [");
 		for (u32 i = 0; i < r->nr_samples; i++)
@@ -153,7 +156,7 @@ void report_csv_header(FILE *f)
 		"read_mean_ms,read_p50_ms,read_p95_ms,read_p99_ms,"
 		"write_mean_ms,write_p50_ms,write_p95_ms,write_p99_ms,"
 		"all_mean_ms,all_p50_ms,all_p95_ms,all_p99_ms,"
-		"util_mean,util_max,eager_pos_ms,eager_rot_ms,delayq_mean,delayq_max,stalls\n");
+		"util_mean,util_max,eager_pos_ms,eager_rot_ms,delayq_mean,delayq_max,stalls,dup_reads,dup_wasted\n");
 }
 
 void report_csv_row(FILE *f, const struct sim_config *c,
@@ -174,7 +177,9 @@ void report_csv_row(FILE *f, const struct sim_config *c,
 		r->wr.p95_ms, r->wr.p99_ms);
 	fprintf(f, "%.4f,%.4f,%.4f,%.4f,", r->all.mean_ms, r->all.p50_ms,
 		r->all.p95_ms, r->all.p99_ms);
-	fprintf(f, "%.5f,%.5f,%.5f,%.5f,%.3f,%.0f,%llu\n", r->util_mean,
-		r->util_max, r->eager_pos_ms, r->eager_rot_ms, r->delayq_mean,
-		r->delayq_max, (unsigned long long)r->stalls);
+	fprintf(f, "%.5f,%.5f,%.5f,%.5f,%.3f,%.0f,%llu,%llu,%llu\n",
+		r->util_mean, r->util_max, r->eager_pos_ms, r->eager_rot_ms,
+		r->delayq_mean, r->delayq_max, (unsigned long long)r->stalls,
+		(unsigned long long)r->dup_reads,
+		(unsigned long long)r->dup_wasted);
 }

@@ -130,6 +130,7 @@ struct sim {
 	u64 t_end;		/* last measured completion */
 	bool warm_known;
 	u64 delayed, delayed_done, superseded, stalls;
+	u64 dup_reads, dup_wasted;
 	struct lreq *stall_head, *stall_tail;
 	/* statistics */
 	u64 *rd_ns, *wr_ns;
@@ -426,6 +427,24 @@ static struct op *pick_satf_ew(struct sim *s, u32 disk, struct oplist *q,
 }
 
 static void finish_op(struct sim *s, u32 disk, struct op *o);
+
+/* Removes the queued duplicates of o's read (o won the race). */
+static void drop_siblings(struct sim *s, struct op *o)
+{
+	struct rgroup *g = o->grp;
+
+	for (u32 k = 0; k < g->n; k++) {
+		struct op *x = g->ops[k];
+
+		if (x == o || !x->queued)
+			continue;
+		q_del(&s->d[x->disk].fg, x);
+		pd_sync(s, x->disk);
+		g->ops[k] = o;	/* the slot no longer names a live op */
+		grp_put(s, g);
+		op_put(s, x);
+	}
+}
 static void sim_fail(struct sim *s, int err, const char *what);
 
 /* Starts the next request on an idle disk, if it has one. */
@@ -458,6 +477,8 @@ static void disk_kick(struct sim *s, u32 disk)
 		break;
 	}
 	q_del(q, o);
+	if (o->grp && s->c->dup_cancel_start)
+		drop_siblings(s, o);
 	if (o->kind == OP_EAGER) {
 		u64 cost;
 
@@ -644,6 +665,9 @@ static void read_block(struct sim *s, struct lreq *r, u64 L)
 	}
 	/* Every holder busy: a duplicate in each queue, first one wins. */
 	struct rgroup *g = grp_new(s);
+
+	if (r->measured)
+		s->dup_reads++;
 
 	for (k = 0; k < n; k++) {
 		struct op *o;
@@ -891,6 +915,8 @@ static void finish_op(struct sim *s, u32 disk, struct op *o)
 		if (o->grp) {
 			struct rgroup *g = o->grp;
 
+			if (g->done && o->lr->measured)
+				s->dup_wasted++;
 			if (!g->done) {
 				g->done = true;
 				for (u32 k = 0; k < g->n; k++) {
@@ -1341,6 +1367,8 @@ int sim_run(const struct sim_config *c, struct sim_result *res)
 	res->delayed_done = s.delayed_done;
 	res->delayed_superseded = s.superseded;
 	res->stalls = s.stalls;
+	res->dup_reads = s.dup_reads;
+	res->dup_wasted = s.dup_wasted;
 	res->nr_samples = s.nsamples;
 	res->sample_t_s = s.st;
 	res->sample_len = s.sl;
