@@ -59,6 +59,11 @@
  * before it are done.  Persistent metadata (next issue) will add "and the
  * metadata change that gave it up is durable" to the same safe point.
  *
+ * Discards.  The map forgets whole blocks at once (they read zeros, their
+ * eager blocks go to the deferred-free list); for layouts with fixed
+ * homes the bio worker also discards the homes on the members while
+ * writes and home copies of the range wait.
+ *
  * Durability.  A write completes when its `sync` foreground replicas
  * completed; FUA is kept on them.  A flush goes to every member
  * (num_flush_bios = members).  The map itself is held in memory only

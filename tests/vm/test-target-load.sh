@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 36 --disk-size 64M --meta-size 64M --mem 2048 --timeout 900
+# vm-run: --disks 36 --disk-size 64M --meta-size 64M --mem 2048 --timeout 1500
 #
 # The eagerwrite target under load (issues 3 and 4): while fio writes with
 # crc32c verification, the device is suspended and resumed, and the same
