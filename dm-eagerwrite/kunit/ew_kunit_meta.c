@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ew_kunit_meta.c - KUnit suite dm_eagerwrite_meta: the persistent
+ * metadata format of core/ew_meta.c in the kernel build (the kernel's
+ * crc32c, its le helpers): superblock round trip and every byte flip,
+ * torn-superblock fallback, checkpoint round trip, journal replay up to a
+ * torn block and its idempotence, member label mismatches.  The full
+ * matrix is in tests/unit/test_meta.c.
+ */
+#include <kunit/test.h>
+
+#include "../core/ew_meta.h"
+
+#define BS EW_META_BLOCK_SIZE
+
+struct ew_meta_fix {
+	struct ew_table_args t;
+	struct ew_geom g;
+	struct ew_meta_sb sb;
+};
+
+/* ew, 4 members of 8 MiB after the data offset, 2 mirrors, capacity. */
+static void ew_meta_fix_init(struct kunit *test, struct ew_meta_fix *f)
+{
+	static const u8 uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+				     13, 14, 15, 16 };
+	struct ew_geom_params p = {
+		.layout = EW_LAYOUT_EW, .nr_disks = 4, .mirrors = 2,
+		.dilution_x100 = 200, .block_sectors = 8, .chunk_sectors = 128,
+		.disk_sectors = 16384,
+	};
+	const char *why = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->t.layout = EW_LAYOUT_EW;
+	f->t.nr_disks = 4;
+	f->t.mirrors = 2;
+	f->t.dilution_x100 = 200;
+	f->t.sync = 1;
+	f->t.chunk_sectors = 128;
+	f->t.block_size = 4096;
+	f->t.delay_queue = 10000;
+	KUNIT_ASSERT_EQ(test, ew_geom_init(&f->g, &p,
+					   ew_geom_capacity_blocks(&p), &why), 0);
+	KUNIT_ASSERT_EQ(test, ew_meta_sb_init(&f->sb, &f->t, &f->g, uuid,
+					      &why), 0);
+}
+
+static void ew_meta_sb_flips(struct kunit *test)
+{
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct ew_meta_sb *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	u8 *s0 = kunit_kzalloc(test, BS, GFP_KERNEL);
+	u8 *s1 = kunit_kzalloc(test, BS, GFP_KERNEL);
+	const char *why = NULL;
+	u32 slot, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s1);
+	ew_meta_fix_init(test, f);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_encode(&f->sb, s0), 0ULL);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(s0, 0, d, &why), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(d, &f->sb, sizeof(*d)), 0);
+	for (i = 0; i < BS; i++) {
+		s0[i] ^= 0x21;
+		KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(s0, 0, d, &why),
+				-EINVAL);
+		s0[i] ^= 0x21;
+	}
+	/* generation 2 in slot 1, torn: generation 1 is used */
+	ew_meta_sb_commit_ckpt(&f->sb, 0, 2, 7);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_encode(&f->sb, s1), 1ULL);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_pick(s0, s1, d, &slot, &why), 0);
+	KUNIT_EXPECT_EQ(test, d->generation, 2ULL);
+	s1[2000] ^= 1;
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_pick(s0, s1, d, &slot, &why), 0);
+	KUNIT_EXPECT_EQ(test, d->generation, 1ULL);
+	KUNIT_EXPECT_EQ(test, slot, 0U);
+	memset(s0, 0, BS);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_pick(s0, s1, d, &slot, &why),
+			-ENODATA);
+}
+
+static void ew_meta_ckpt_and_replay(struct kunit *test)
+{
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, BS, GFP_KERNEL);
+	u8 *jarea;
+	struct ew_meta_jbuf jb;
+	struct ew_map a, b;
+	const char *why = NULL;
+	u64 i, end;
+	u32 once;
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	ew_meta_fix_init(test, f);
+	jarea = ew_zalloc(f->sb.journal_blocks * BS);
+	KUNIT_ASSERT_NOT_NULL(test, jarea);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&a, f->g.len_blocks, 2), 0);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&b, f->g.len_blocks, 2), 0);
+	for (i = 0; i < a.nr_blocks; i += 3) {
+		a.pblock[i * 2] = (u32)(i % f->g.region_blocks);
+		a.uptodate[i] = 1;
+	}
+	/* checkpoint: every block round-trips */
+	ew_meta_sb_commit_ckpt(&f->sb, 1, 2, 1);
+	for (i = 0; i < f->sb.ckpt_blocks; i++) {
+		KUNIT_EXPECT_EQ(test, ew_meta_ckpt_encode(&f->sb, &a, 1, 2, i,
+							  blk),
+				f->sb.ckpt_start[1] + i);
+		KUNIT_EXPECT_EQ(test, ew_meta_ckpt_decode(&f->sb, blk, i, &b,
+							  &why), 0);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(a.pblock, b.pblock,
+				     a.nr_blocks * 2 * sizeof(u32)), 0);
+	blk[100] ^= 4;
+	KUNIT_EXPECT_EQ(test, ew_meta_ckpt_decode(&f->sb, blk, i - 1, &b, &why),
+			-EINVAL);
+
+	/* journal: three blocks, the third torn */
+	for (i = 1; i <= 3; i++) {
+		u64 bn;
+
+		ew_meta_jbuf_init(&jb, blk);
+		a.pblock[i * 2 + 1] = (u32)(50 + i);
+		a.uptodate[i] = 2;
+		KUNIT_EXPECT_EQ(test, ew_meta_jbuf_log_block(&jb, &a, i, 2), 0);
+		bn = ew_meta_jbuf_seal(&jb, &f->sb, i);
+		memcpy(jarea + (bn - f->sb.journal_start) * BS, blk, BS);
+	}
+	jarea[(ew_meta_journal_blocknr(&f->sb, 3) - f->sb.journal_start) * BS +
+	      3000] ^= 0x40;
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &end,
+					     &why), 0);
+	KUNIT_EXPECT_EQ(test, end, 3ULL);
+	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 2, 1), 52U);
+	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 3, 1), EW_MAP_NONE);
+	once = ew_map_pblock(&b, 1, 1);
+	/* idempotent */
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &end,
+					     &why), 0);
+	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 1, 1), once);
+	KUNIT_EXPECT_EQ(test, ew_map_uptodate(&b, 2), 2);
+	ew_map_destroy(&a);
+	ew_map_destroy(&b);
+	ew_free(jarea);
+}
+
+static void ew_meta_labels(struct kunit *test)
+{
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, BS, GFP_KERNEL);
+	const char *why = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	ew_meta_fix_init(test, f);
+	ew_meta_label_encode(&f->sb, 2, blk);
+	KUNIT_EXPECT_EQ(test, ew_meta_label_check(&f->sb, blk, 2, &why), 0);
+	KUNIT_EXPECT_EQ(test, ew_meta_label_check(&f->sb, blk, 3, &why),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "member label names another position (members in another order?)");
+	f->sb.uuid[0] ^= 1;
+	KUNIT_EXPECT_EQ(test, ew_meta_label_check(&f->sb, blk, 2, &why),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "member belongs to another array");
+	blk[64] ^= 1;
+	KUNIT_EXPECT_EQ(test, ew_meta_label_check(&f->sb, blk, 2, &why),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "bad checksum in member label");
+}
+
+static struct kunit_case ew_meta_cases[] = {
+	KUNIT_CASE(ew_meta_sb_flips),
+	KUNIT_CASE(ew_meta_ckpt_and_replay),
+	KUNIT_CASE(ew_meta_labels),
+	{}
+};
+
+static struct kunit_suite ew_meta_suite = {
+	.name = "dm_eagerwrite_meta",
+	.test_cases = ew_meta_cases,
+};
+
+kunit_test_suite(ew_meta_suite);
