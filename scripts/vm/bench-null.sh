@@ -1,0 +1,140 @@
+#!/bin/bash
+# Guest side of scripts/bench-null (issue 3's benchmark): 4 KiB random
+# reads and writes at queue depth 1 and 32 on null_blk members, for each
+# configuration in turn on the same members in this one boot.  Not a
+# test: it prints figures.  Each fio run's JSON, cut down to what the host
+# reads (iops and clat_ns of read and write), goes to $EW_CHANNEL as one
+# line "BENCH <config> <job> <json>"; the host (scripts/bench-null) makes
+# the table.
+#
+# Arguments: MEMBERS RUNTIME_S REGION_MIB CONFIGS...
+# Configurations: linear (dm-linear over member 0), dmraid (dm-raid
+# raid10, 2 copies near, no metadata devices, nosync), raid10, ddm, ew1,
+# ew2 (eagerwrite; ew1/ew2 = ew with sync 1/2), md (md raid10 with mdadm,
+# skipped when mdadm is not in the guest).
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+n=${1:-8} runtime=${2:-10} region_mib=${3:-1024}
+shift 3
+configs=${*:-linear dmraid raid10 ddm ew1}
+len=$((region_mib * 2048))		# sectors
+chan=${EW_CHANNEL:-/dev/null}
+out=/tmp/bench
+mkdir -p "$out"
+
+say() { echo "# bench-null: $*"; }
+send() { printf '%s\n' "$*" >"$chan"; echo "$*" | cut -c1-200; }
+
+modprobe dm-mod 2>/dev/null
+modprobe dm-raid 2>/dev/null
+modprobe raid10 2>/dev/null
+gb=$(( (region_mib + 1023) / 1024 ))
+modprobe null_blk nr_devices="$n" memory_backed=1 gb="$gb" ||
+	{ say "cannot load null_blk"; exit 1; }
+members=()
+for i in $(seq 0 $((n - 1))); do
+	[ -b /dev/nullb$i ] || { say "no /dev/nullb$i"; exit 1; }
+	members+=("/dev/nullb$i")
+done
+say "members: $n null_blk (memory_backed, ${gb} GiB each), region ${region_mib} MiB, ${runtime} s per job"
+send "BENCH-INFO members=$n region_mib=$region_mib runtime=$runtime module=${EW_MODULE:-?} nproc=$(nproc)"
+
+# dm-raid's raid10 without metadata devices fails to start on this kernel
+# ("unsupported raid10 layout: 0"): give each member a 4 MiB metadata
+# device, slices of the tail of the metadata disk (eagerwrite uses its
+# head; the two never run at the same time).
+make_rmeta() {
+	local msz i
+	msz=$(blockdev --getsz "$EW_META")
+	for i in $(seq 0 $((n - 1))); do
+		dmsetup create "rmeta$i" --table \
+			"0 8192 linear $EW_META $((msz - (i + 1) * 8192))" || return 1
+		dd if=/dev/zero of="/dev/mapper/rmeta$i" bs=1M count=4 2>/dev/null
+	done
+}
+
+make_table() {	# make_table CONFIG: the table line on stdout
+	local t i
+	case $1 in
+	linear) echo "0 $len linear ${members[0]} 0" ;;
+	dmraid)
+		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
+		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
+		echo "$t" ;;
+	raid10) ewctl table --layout raid10 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	ddm) ewctl table --layout ddm --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	ew1) ewctl table --layout ew --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	ew2) ewctl table --layout ew --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Four jobs: random read and write, queue depth 1 and 32, one job each.
+run_jobs() {	# run_jobs CONFIG DEV
+	local cfg=$1 dev=$2 rw qd j
+	for qd in 1 32; do
+		for rw in randread randwrite; do
+			j=$rw-qd$qd
+			fio --name="$j" --filename="$dev" --size="${region_mib}M" \
+				--ioengine=libaio --direct=1 --bs=4k --rw=$rw \
+				--iodepth=$qd --numjobs=1 --time_based \
+				--runtime="$runtime" --ramp_time=1 --norandommap \
+				--randrepeat=0 --eta=never --output-format=json \
+				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err" || {
+				say "$cfg $j: fio failed: $(head -c 300 "$out/$cfg-$j.err")"
+				continue
+			}
+			send "BENCH $cfg $j $(jq -c '.jobs[0] | {jobname,
+				read: {iops: .read.iops, clat_ns: {mean: .read.clat_ns.mean, p99: .read.clat_ns.percentile["99.000000"]}},
+				write: {iops: .write.iops, clat_ns: {mean: .write.clat_ns.mean, p99: .write.clat_ns.percentile["99.000000"]}}}' \
+				"$out/$cfg-$j.json")"
+		done
+	done
+}
+
+# The first write to a memory-backed null_blk page allocates it: fill
+# what the configurations use once (member 0: the region, for dm-linear;
+# the others: the region x mirrors x dilution / members, ew's share) so
+# that every configuration writes over allocated pages.
+share=$(( region_mib * 4 / n ))
+[ "$share" -le "$region_mib" ] || share=$region_mib
+say "prefilling the members ($share MiB each, $region_mib MiB of member 0)"
+for m in "${members[@]}"; do
+	c=$share
+	[ "$m" = "${members[0]}" ] && c=$region_mib
+	dd if=/dev/zero of="$m" bs=1M count="$c" oflag=direct 2>/dev/null
+done
+
+if ! dmsetup targets | grep -q '^eagerwrite '; then
+	[ -e /ew/dm-eagerwrite.ko ] && insmod /ew/dm-eagerwrite.ko 2>/dev/null
+fi
+case " $configs " in *" dmraid "*) make_rmeta || say "cannot make dm-raid's metadata devices" ;; esac
+for cfg in $configs; do
+	t0=$SECONDS
+	if [ "$cfg" = md ]; then
+		if ! command -v mdadm >/dev/null; then
+			say "md: mdadm not in the guest, skipped"
+			continue
+		fi
+		mdadm --create /dev/md0 --run --level=10 --layout=n2 --chunk=64 \
+			--raid-devices="$n" --assume-clean --size=$((region_mib * 1024 * 2 / n)) \
+			"${members[@]}" >/dev/null 2>&1 || { say "md: mdadm --create failed"; continue; }
+		run_jobs md /dev/md0
+		mdadm --stop /dev/md0 >/dev/null 2>&1
+		mdadm --zero-superblock "${members[@]}" >/dev/null 2>&1
+		continue
+	fi
+	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
+	if ! dmsetup create bench --table "$table" 2>"$out/create.err"; then
+		say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"
+		continue
+	fi
+	say "$cfg: $table" | cut -c1-200
+	run_jobs "$cfg" /dev/mapper/bench
+	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
+	dmsetup remove bench || { say "$cfg: remove failed"; sleep 2; dmsetup remove bench; }
+	say "$cfg: $((SECONDS - t0)) s"
+done
+send "BENCH-END"
+exit 0
