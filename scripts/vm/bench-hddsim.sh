@@ -1,0 +1,186 @@
+#!/bin/bash
+# Guest side of scripts/bench (make bench, issue 9 point 3): hddsim disks
+# (tests/hddsim, the core's 10,000 RPM Cheetah model, random phases) over
+# brd, and on them in turn each configuration with the same members and
+# mirror count 2:
+#
+#   r10s2 eagerwrite raid10 sync 2   r10s1 eagerwrite raid10 sync 1
+#   ddm1/ddm2 eagerwrite ddm sync 1/2   ew1/ew2 eagerwrite ew sync 1/2
+#   dmraid  dm-raid raid10 (2 copies near, nosync): the md code through dm
+#   md      md raid10 with mdadm, when mdadm is in the guest
+#
+# Per configuration: the TPC-C-like job (tests/fio/tpcc.fio) at each
+# arrival rate, the synchronous 4 KiB write job (tests/fio/syncwrite.fio),
+# and ewprobe rate --same-block.  Each result goes to $EW_CHANNEL as one
+# line "BENCH <config> <job> <json>" (fio's JSON cut down to what the host
+# reads); scripts/bench makes the tables.  Not a test: prints figures.
+#
+# First, ewctl calibrate on every member, its error against hddsim's
+# truth sent as BENCH-CAL lines.  Then the predictor of eagerwrite is
+# given each member's true rotational phase (from hddsim's table) with
+# "disk_param": an oracle calibration, so that the layouts are compared
+# and not the calibration (whose error is reported on its own).
+#
+# Arguments: MEMBERS DISK_MIB RUNTIME_S RATES CONFIGS
+#   RATES and CONFIGS are space-separated lists (one word each here).
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+n=$1 disk_mib=$2 runtime=$3 rates=$4 configs=$5
+sectors=$((disk_mib * 2048))
+chan=${EW_CHANNEL:-/dev/null}
+fiodir=${EW_FIO:-/ew/tests/fio}
+out=/tmp/bench
+mkdir -p "$out"
+
+say() { echo "# bench: $*"; }
+send() { printf '%s\n' "$*" >"$chan"; echo "$*" | cut -c1-160; }
+
+modprobe dm-mod 2>/dev/null
+modprobe dm-raid 2>/dev/null
+modprobe raid10 2>/dev/null
+modprobe brd rd_nr="$n" rd_size=$((disk_mib * 1024)) max_part=0 ||
+	{ say "cannot load brd"; exit 1; }
+insmod /ew/modules/hddsim.ko || { say "no /ew/modules/hddsim.ko (make hddsim)"; exit 1; }
+if ! dmsetup targets | grep -q '^eagerwrite '; then
+	[ -e /ew/dm-eagerwrite.ko ] && insmod /ew/dm-eagerwrite.ko 2>/dev/null
+fi
+members=()
+for i in $(seq 0 $((n - 1))); do
+	dmsetup create "hdd$i" --table "0 $sectors hddsim /dev/ram$i 2 rotation_ns 5973121" ||
+		{ say "cannot create hdd$i"; exit 1; }
+	members+=("/dev/mapper/hdd$i")
+done
+tabval() { dmsetup table "hdd$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+phase() { tabval "$1" phase_ns; }
+
+# ewctl calibrate on every member against hddsim's truth (table): the
+# error of the learned phase, in revolutions, at the end of the run, and
+# of the period, in ppm.  (A copy of scripts/vm/bench-calibrate.sh's.)
+calibrate_all() {
+	local i js rt pt
+	for i in $(seq 0 $((n - 1))); do
+		rt=$(tabval "$i" rotation_ns) pt=$(phase "$i")
+		js=$(ewctl calibrate --json --count "$CAL_COUNT" "/dev/mapper/hdd$i") ||
+			{ say "calibrate hdd$i failed"; continue; }
+		send "BENCH-CAL hdd$i $(echo "$js" | jq -c --argjson rt "$rt" --argjson pt "$pt" '
+			((.phase_ns - $pt) / $rt) as $d
+			| {rot_true: $rt, rot_est: .rotation_ns,
+			   rot_err_ppm: ((.rotation_ns - $rt) / $rt * 1e6),
+			   phase_err_rev: ($d - ($d + 0.5 | floor)),
+			   in_window, reads}')"
+	done
+}
+
+# The fio region: the smallest capacity of all (ew's, diluted), so every
+# configuration serves the same logical data.
+region=$(ewctl table --json --layout ew --metadata "$EW_META" "${members[@]}" |
+	jq -r '.len_sectors')
+region=$(( region / 2048 ))M
+send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} cylinders=$(dmsetup status hdd0 >/dev/null && echo ok)"
+say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
+
+# dm-raid's raid10 without metadata devices fails to start on this kernel
+# ("unsupported raid10 layout: 0"): give each member a 4 MiB metadata
+# device, slices of the tail of the metadata disk (eagerwrite uses its
+# head; the two never run at the same time).
+make_rmeta() {
+	local msz i
+	msz=$(blockdev --getsz "$EW_META")
+	for i in $(seq 0 $((n - 1))); do
+		dmsetup create "rmeta$i" --table \
+			"0 8192 linear $EW_META $((msz - (i + 1) * 8192))" || return 1
+		dd if=/dev/zero of="/dev/mapper/rmeta$i" bs=1M count=4 2>/dev/null
+	done
+}
+
+make_table() {	# make_table CONFIG
+	local t i len
+	case $1 in
+	dmraid)
+		# The array: n/2 x the member, whole chunks.
+		len=$(( sectors / 128 * 128 * n / 2 ))
+		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
+		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
+		echo "$t" ;;
+	r10s1) ewctl table --layout raid10 --sync 1 --metadata "$EW_META" "${members[@]}" ;;
+	r10s2) ewctl table --layout raid10 --sync 2 --metadata "$EW_META" "${members[@]}" ;;
+	ddm1) ewctl table --layout ddm --sync 1 --metadata "$EW_META" "${members[@]}" ;;
+	ddm2) ewctl table --layout ddm --sync 2 --metadata "$EW_META" "${members[@]}" ;;
+	ew1) ewctl table --layout ew --sync 1 --metadata "$EW_META" "${members[@]}" ;;
+	ew2) ewctl table --layout ew --sync 2 --metadata "$EW_META" "${members[@]}" ;;
+	*) return 1 ;;
+	esac
+}
+
+cut_fio() {	# cut_fio FILE: the figures the host reads, one line
+	jq -c '.jobs[0] | {jobname,
+		read: {iops: .read.iops, mean: .read.clat_ns.mean, p99: .read.clat_ns.percentile["99.000000"], n: .read.total_ios},
+		write: {iops: .write.iops, mean: .write.clat_ns.mean, p99: .write.clat_ns.percentile["99.000000"], n: .write.total_ios},
+		sync: {mean: .sync.lat_ns.mean, p99: (.sync.lat_ns.percentile["99.000000"] // null)}}' "$1"
+}
+
+run_config() {	# run_config CONFIG DEV
+	local cfg=$1 dev=$2 rate r w j
+	for rate in $rates; do
+		r=$(( rate * 655 / 1000 )) w=$(( rate - rate * 655 / 1000 ))
+		j=tpcc-$rate
+		if DEV=$dev SIZE=$region RUNTIME=$runtime READ_IOPS=$r WRITE_IOPS=$w \
+				fio --eta=never --output-format=json "$fiodir/tpcc.fio" \
+				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+			send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
+		else
+			say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
+		fi
+	done
+	j=syncwrite
+	if DEV=$dev SIZE=$region RUNTIME=$runtime \
+			fio --eta=never --output-format=json "$fiodir/syncwrite.fio" \
+			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+		send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
+	else
+		say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
+	fi
+	if ewprobe rate --same-block --method direct-fua --seconds 5 --rpm 10000 \
+			--json --force "$dev" >"$out/$cfg-rate.json" 2>"$out/$cfg-rate.err"; then
+		send "BENCH $cfg ewprobe $(jq -c '{ops_per_sec, latency_us, ceiling_per_sec, exceeds_ceiling}' "$out/$cfg-rate.json")"
+	else
+		say "$cfg ewprobe: failed: $(head -c 200 "$out/$cfg-rate.err")"
+	fi
+}
+
+CAL_COUNT=${CAL_COUNT:-300}
+t0=$SECONDS
+calibrate_all
+say "calibration: $((SECONDS - t0)) s"
+case " $configs " in *" dmraid "*) make_rmeta || say "cannot make dm-raid's metadata devices" ;; esac
+for cfg in $configs; do
+	t0=$SECONDS
+	if [ "$cfg" = md ]; then
+		command -v mdadm >/dev/null || { say "md: mdadm not in the guest, skipped"; continue; }
+		mdadm --create /dev/md0 --run --level=10 --layout=n2 --chunk=64 \
+			--raid-devices="$n" --assume-clean "${members[@]}" >/dev/null 2>&1 ||
+			{ say "md: mdadm --create failed"; continue; }
+		run_config md /dev/md0
+		mdadm --stop /dev/md0 >/dev/null 2>&1
+		mdadm --zero-superblock "${members[@]}" >/dev/null 2>&1
+		continue
+	fi
+	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
+	dmsetup create bench --table "$table" 2>"$out/create.err" ||
+		{ say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"; continue; }
+	if [ "$cfg" != dmraid ]; then
+		for i in $(seq 0 $((n - 1))); do
+			dmsetup message bench 0 disk_param "$i" phase_ns "$(phase "$i")" ||
+				say "$cfg: disk_param $i phase_ns refused"
+		done
+		dmsetup message bench 0 reset_counters
+	fi
+	say "$cfg: $(echo "$table" | cut -c1-120)"
+	run_config "$cfg" /dev/mapper/bench
+	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
+	dmsetup remove bench || { sleep 5; dmsetup remove bench || say "$cfg: remove failed"; }
+	say "$cfg: $((SECONDS - t0)) s"
+done
+send "BENCH-END"
+exit 0
