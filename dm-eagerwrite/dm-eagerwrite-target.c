@@ -469,6 +469,14 @@ static void ew_write_done(struct ew_io *io)
 
 				if (fg && !(ddm && r == 0))
 					continue;
+				/*
+				 * A failed member gets no copy (the replica
+				 * stays stale); so a write never queues more
+				 * than it reserved.
+				 */
+				if (a->pd[rep[r].disk].failed ||
+				    WARN_ON_ONCE(used >= io->reserved))
+					continue;
 				ew_delayed_queue(a, io->lblock, io->gen, r,
 						 rep[r].disk,
 						 home[r] != EW_MAP_NONE);
