@@ -39,4 +39,13 @@ for round in 1 2; do
 		printf 'CAL hdd%s %s\n' "$i" "$l" >"${EW_CHANNEL:-/dev/null}"
 	done
 done
+# --apply: hand hdd0's calibration to an eagerwrite array's member 0.
+if [ "$disks" -ge 2 ] && dmsetup targets | grep -q '^eagerwrite '; then
+	t=$(ewctl table --layout ddm --metadata "$EW_META" /dev/mapper/hdd0 /dev/mapper/hdd1) &&
+		dmsetup create ewcal --table "$t" &&
+		ewctl calibrate --count "$count" --apply ewcal 0 /dev/mapper/hdd0 &&
+		echo "# calibrate: --apply ewcal 0: accepted" ||
+		echo "# calibrate: --apply failed"
+	dmsetup remove ewcal 2>/dev/null
+fi
 exit 0

@@ -11,11 +11,11 @@
  * is the host's own path (interrupt, wake-up, return to userspace).  The
  * interval between two reads is a whole number of rotations plus the
  * difference of two delays.  So:
- *   1. a first period R0 from the short intervals (or --rotation-ns);
- *   2. a search of R near R0: the period that gathers the most
+ *   1. the nominal period R0 (--rotation-ns, else the core's default
+ *      model's: the data sheet's RPM);
+ *   2. a search of R within 1% of R0: the period that gathers the most
  *      completion times (mod R) into a window of R/64 (the true period
- *      lines up every low-delay sample; a wrong one smears them), halved
- *      while half of it gathers half as many again (R0 was two turns);
+ *      lines up every low-delay sample; a wrong one smears them);
  *   3. a least-squares fit of t_k = a + n_k * R over the samples in that
  *      window, which refines R over the whole run;
  *   4. the phase from the window's leading edge (delays only add, so the
@@ -48,14 +48,15 @@ static void usage(FILE *f)
 "                       [--json] [--apply DMNAME MEMBER] DEV\n"
 "\n"
 "Learns DEV's rotation period and phase (CLOCK_MONOTONIC ns at which\n"
-"angle 0 is under the heads, as in the core's disk model) by timing N\n"
+"angle 0 is under the heads, as in the core's disk model; the last such\n"
+"instant of the run) by timing N\n"
 "O_DIRECT reads of one 512-byte sector, each issued as the previous one\n"
 "completes (MimdRAID's method), and prints rotation_ns and phase_ns.\n"
 "\n"
 "  --count N          reads to time (default 400)\n"
 "  --sector S         the reference sector (default 0)\n"
-"  --rotation-ns R    a first guess of the period (default: from the\n"
-"                     shortest intervals seen)\n"
+"  --rotation-ns R    the nominal period, searched +-1%% (default: the\n"
+"                     core's default model, 5,973,121 ns: 10,045 RPM)\n"
 "  --json             one JSON object instead of text\n"
 "  --apply DMNAME MEMBER\n"
 "                     then run dmsetup message DMNAME 0 disk_param MEMBER\n"
@@ -160,7 +161,7 @@ int ewctl_calibrate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	unsigned int count = 400, i, n, in_win, best;
+	unsigned int count = 400, i, n, in_win, best, iter;
 	unsigned long long sector = 0, guess = 0;
 	const char *dev, *apply_dm = NULL, *apply_member = NULL;
 	u64 *t, *res, *iv, r0, r = 0, lead = 0, w, bytes, end_angle, phase;
@@ -251,29 +252,28 @@ int ewctl_calibrate(int argc, char **argv)
 	close(fd);
 	n = count;
 
-	/* 1. R0: the 10th percentile of the intervals, or the guess. */
+	/*
+	 * 1. R0: the guess, else the nominal period of the core's default
+	 * model (as MimdRAID starts from the data sheet's RPM).
+	 * 2. Search R0 +- 1% in steps small enough that the run's whole span
+	 * drifts by at most a quarter of the window.
+	 */
 	for (i = 1; i < n; i++)
 		iv[i - 1] = t[i] - t[i - 1];
 	qsort(iv, n - 1, sizeof(*iv), cmp_u64);
-	r0 = guess ? guess : iv[(n - 1) / 10];
-	/* 2. Coarse search +-5% in steps of R0/20000, then the halvings. */
-	best = search(t, n, r0 - r0 / 20, r0 + r0 / 20, r0 / 20000 ? r0 / 20000 : 1,
-		      res, &r, &lead);
-	while (!guess && r / 2 >= 1000000) {
-		u64 r2 = r / 2, l2 = 0;
-		unsigned int b2 = search(t, n, r2 - r2 / 200, r2 + r2 / 200,
-					 r2 / 20000 ? r2 / 20000 : 1, res, &r2, &l2);
+	ew_disk_params_default(&p);
+	r0 = guess ? guess : p.rotation_ns;
+	{
+		u64 turns = (t[n - 1] - t[0]) / r0 + 1;
+		u64 step = r0 / CAL_WINDOW_DIV / (4 * turns);
+		u64 lo = r0 - r0 / 100, hi = r0 + r0 / 100;
 
-		if (2 * b2 < 3 * best)
-			break;
-		r = r2;
-		lead = l2;
-		best = b2;
+		if (step < (hi - lo) / 20000)
+			step = (hi - lo) / 20000;
+		if (!step)
+			step = 1;
+		best = search(t, n, lo, hi, step, res, &r, &lead);
 	}
-	/* A finer pass: steps of R/10^6 around the best. */
-	r0 = r;
-	best = search(t, n, r0 - r0 / 20000, r0 + r0 / 20000,
-		      r0 / 1000000 ? r0 / 1000000 : 1, res, &r, &lead);
 	if (best < 4) {
 		fprintf(stderr, "%s calibrate: %s: no period found (%u reads line up)\n",
 			ewctl_prog, dev, best);
@@ -285,26 +285,33 @@ int ewctl_calibrate(int argc, char **argv)
 	 * whole turns from the leading edge); the delays inside the window
 	 * only shift a.
 	 */
-	w = r / CAL_WINDOW_DIV;
-	in_win = 0;
-	for (i = 0; i < n; i++) {
-		s64 dr = (s64)(t[i] - t[0]) - (s64)lead;
-		s64 x = ((dr % (s64)r) + (s64)r) % (s64)r;
-		double k, y = (double)(t[i] - t[0]);
+	for (iter = 0; iter < 4; iter++) {
+		w = r / CAL_WINDOW_DIV;
+		in_win = 0;
+		sx = sy = sxx = sxy = 0;
+		for (i = 0; i < n; i++) {
+			s64 dr = (s64)(t[i] - t[0]) - (s64)lead;
+			s64 x = ((dr % (s64)r) + (s64)r) % (s64)r;
+			double k, y = (double)(t[i] - t[0]);
 
-		if (x >= (s64)w)
-			continue;
-		k = (double)((dr - x) / (s64)r);
-		sx += k;
-		sy += y;
-		sxx += k * k;
-		sxy += k * y;
-		in_win++;
-	}
-	if (in_win >= 8 && sxx * in_win - sx * sx > 0) {
+			if (x >= (s64)w)
+				continue;
+			k = (double)((dr - x) / (s64)r);
+			sx += k;
+			sy += y;
+			sxx += k * k;
+			sxy += k * y;
+			in_win++;
+		}
+		if (in_win < 8 || sxx * in_win - sx * sx <= 0)
+			break;
 		b = (in_win * sxy - sx * sy) / (in_win * sxx - sx * sx);
-		if (fabs(b - (double)r) < (double)r / 1000)
-			r = (u64)llround(b);
+		if (fabs(b - (double)r) >= (double)r / 1000 ||
+		    (u64)llround(b) == r)
+			break;
+		/* The cluster again with the refined period, then refit. */
+		r = (u64)llround(b);
+		densest(t, n, r, r / CAL_WINDOW_DIV, res, &lead);
 	}
 	/* 4. The leading edge of the cluster with the refined period. */
 	best = densest(t, n, r, r / CAL_WINDOW_DIV, res, &lead);
@@ -330,8 +337,12 @@ int ewctl_calibrate(int argc, char **argv)
 	ew_disk_lba_to_pos(d, sector, &pos);
 	end_angle = (ew_disk_sector_angle(d, &pos) + r / pos.spt) % r;
 	/* angle(t) = (t - phase) mod R, and angle(a) = end_angle. */
-	/* Any instant of angle 0 will do: the first, in [0, R), as hddsim's. */
-	phase = ((u64)a % r + r - end_angle) % r;
+	/*
+	 * An instant of angle 0 near the end of the run: an error in R
+	 * grows with the distance from it, (t - phase) mod R.
+	 */
+	phase = (u64)a - end_angle;
+	phase += (t[n - 1] - phase) / r * r;
 
 	if (json) {
 		printf("{\"device\":");
