@@ -97,7 +97,8 @@
 
 #define EW_CELL_BITS		10
 #define EW_COPIES_PER_DISK	4	/* background copies in flight per disk */
-#define EW_MAX_DISCARD_BLOCKS	256	/* discard bios are split to this */
+#define EW_MAX_DISCARD_BLOCKS	65536	/* discard bios are split to this */
+#define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
 /* Metadata device minimum: 1 MiB of superblock and journal, two maps. */
 #define EW_META_FIXED_SECTORS	2048
 
@@ -688,6 +689,8 @@ static void ew_discard_homes(struct ew_array *a, u64 first, u64 end)
 	u64 b;
 
 	for (b = first; b < end; b++) {
+		if (!((b - first) % EW_DISCARD_SLICE))
+			cond_resched();
 		ew_geom_map(&a->geom, b, rep);
 		for (r = 0; r < a->geom.p.mirrors; r++) {
 			if (rep[r].home == EW_NO_BLOCK)
@@ -707,61 +710,77 @@ static void ew_discard_homes(struct ew_array *a, u64 first, u64 end)
 		ew_discard_run(a, d);
 }
 
-static enum ew_map_result ew_discard(struct ew_array *a, struct bio *bio,
-				     bool can_sleep)
+/* Does a write or a home copy hold a block of [first, end)? */
+static bool ew_range_busy(struct ew_array *a, u64 first, u64 end)
 {
-	u64 first = bio->bi_iter.bi_sector, end;
+	struct ew_cell *c;
+	u32 i;
+	u64 b;
+
+	if (end - first <= EW_DISCARD_SLICE) {
+		for (b = first; b < end; b++)
+			if (ew_cell_busy(a, b))
+				return true;
+		return false;
+	}
+	/* a long range: the cells in flight are fewer than its blocks */
+	for (i = 0; i < ARRAY_SIZE(a->cells); i++)
+		hlist_for_each_entry(c, &a->cells[i], node)
+			if (c->lblock >= first && c->lblock < end)
+				return true;
+	return false;
+}
+
+/* Called from the bio worker only: it may sleep. */
+static void ew_discard(struct ew_array *a, struct bio *bio)
+{
+	u64 first = bio->bi_iter.bi_sector, end, stop, b;
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
-	bool homes = ew_layout_homes(a), kick;
 	unsigned long flags;
-	u64 b;
+	bool kick;
 
 	end = div_u64(first + bio_sectors(bio), a->block_sectors);
 	first = div_u64(first + a->block_sectors - 1, a->block_sectors);
 	end = min(end, a->map.nr_blocks);
+	if (first >= end) {
+		bio_endio(bio);
+		return;
+	}
 	spin_lock_irqsave(&a->lock, flags);
-	if (homes && !can_sleep) {
-		bio_list_add(&a->retry, bio);
+	if (ew_range_busy(a, first, end)) {
+		bio_list_add(&a->deferred, bio);
 		spin_unlock_irqrestore(&a->lock, flags);
-		ew_kick_bios(a);
-		return EW_DEFERRED;
+		return;
 	}
-	for (b = first; b < end; b++) {
-		if (ew_cell_busy(a, b)) {
-			bio_list_add(&a->deferred, bio);
-			spin_unlock_irqrestore(&a->lock, flags);
-			return EW_DEFERRED;
-		}
-	}
-	for (b = first; b < end; b++) {
-		ew_replicas(a, b, rep, home);
-		ew_map_discard(&a->map, b, home, freed);
-		ew_defer_frees(a, rep, freed);
-	}
-	if (homes) {
-		a->discarding = true;
-		a->disc_first = first;
-		a->disc_end = end;
-	}
-	ew_release_frees(a);
+	/* from here on, writes and home copies of the range wait */
+	a->discarding = true;
+	a->disc_first = first;
+	a->disc_end = end;
 	spin_unlock_irqrestore(&a->lock, flags);
 
-	if (homes && first < end) {
-		ew_discard_homes(a, first, end);
+	for (b = first; b < end; ) {
+		stop = min(end, b + EW_DISCARD_SLICE);
 		spin_lock_irqsave(&a->lock, flags);
-		a->discarding = false;
-		kick = !bio_list_empty(&a->deferred);
+		for (; b < stop; b++) {
+			ew_replicas(a, b, rep, home);
+			ew_map_discard(&a->map, b, home, freed);
+			ew_defer_frees(a, rep, freed);
+		}
+		ew_release_frees(a);
 		spin_unlock_irqrestore(&a->lock, flags);
-		if (kick)
-			ew_kick_bios(a);
-	} else if (homes) {
-		spin_lock_irqsave(&a->lock, flags);
-		a->discarding = false;
-		spin_unlock_irqrestore(&a->lock, flags);
+		cond_resched();
 	}
+	if (ew_layout_homes(a))
+		ew_discard_homes(a, first, end);
+
+	spin_lock_irqsave(&a->lock, flags);
+	a->discarding = false;
+	kick = !bio_list_empty(&a->deferred);
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (kick)
+		ew_kick_bios(a);
 	bio_endio(bio);
-	return EW_STARTED;
 }
 
 /* ---------------------------------------------------------------- */
@@ -850,7 +869,7 @@ static void ew_bio_work(struct work_struct *work)
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 
 		if (bio_op(bio) == REQ_OP_DISCARD) {
-			ew_discard(a, bio, true);
+			ew_discard(a, bio);
 			continue;
 		}
 		/* throttle: wait for delayed-queue room, nothing dropped */
@@ -1379,7 +1398,11 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		}
 		return DM_MAPIO_SUBMITTED;
 	case REQ_OP_DISCARD:
-		ew_discard(a, bio, false);
+		/* long, and may sleep (homes): the worker does it */
+		spin_lock_irqsave(&a->lock, flags);
+		bio_list_add(&a->retry, bio);
+		spin_unlock_irqrestore(&a->lock, flags);
+		ew_kick_bios(a);
 		return DM_MAPIO_SUBMITTED;
 	default:
 		return DM_MAPIO_KILL;
