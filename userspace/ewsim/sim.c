@@ -64,7 +64,7 @@ struct op {
 	u64 enq_ns, start_ns, end_ns;
 	struct lreq *lr;	/* foreground: the request it serves */
 	struct rgroup *grp;	/* read duplicated on busy holders */
-	struct op *prev, *next;	/* queue links; next: free list too */
+	struct op *prev, *next;	/* queue links */
 };
 
 struct oplist {
@@ -77,7 +77,6 @@ struct rgroup {
 	bool done;
 	struct op *ops[EW_MAX_MIRRORS];
 	u32 n;
-	struct rgroup *next_free;
 };
 
 struct lreq {
@@ -88,7 +87,12 @@ struct lreq {
 	u32 remaining;		/* foreground operations not yet done */
 	bool write;
 	bool measured;
-	struct lreq *next;	/* stall list / free list */
+	struct lreq *next;	/* stall list */
+};
+
+struct pool {
+	void *free;
+	size_t size;
 };
 
 struct sdisk {
@@ -115,9 +119,7 @@ struct sim {
 	u32 *loc_gen;		/* generation readable on replica k */
 	struct op **pending;	/* queued delayed write of replica k */
 	/* pools */
-	struct op *op_free;
-	struct rgroup *grp_free;
-	struct lreq *lr_free;
+	struct pool ops, grps, lrs;
 	void **chunks;
 	u32 nr_chunks, cap_chunks;
 	/* clock and workload */
@@ -176,90 +178,68 @@ static void *pool_chunk(struct sim *s, size_t size)
 
 #define POOL_BATCH 4096
 
-static struct op *op_new(struct sim *s)
+/*
+ * Free lists of fixed-size objects: a free object's first bytes hold the
+ * link to the next one (memcpy, so no type is punned).
+ */
+static void *pool_get(struct sim *s, struct pool *p)
 {
-	struct op *o;
+	void *o;
 
-	if (!s->op_free) {
-		struct op *a = pool_chunk(s, POOL_BATCH * sizeof(*a));
+	if (!p->free) {
+		char *a = pool_chunk(s, POOL_BATCH * p->size);
 
 		if (!a) {
 			fprintf(stderr, "ewsim: out of memory\n");
 			exit(EWSIM_EXIT_FAIL);
 		}
 		for (int i = 0; i < POOL_BATCH; i++) {
-			a[i].next = s->op_free;
-			s->op_free = &a[i];
+			memcpy(a + i * p->size, &p->free, sizeof(void *));
+			p->free = a + i * p->size;
 		}
 	}
-	o = s->op_free;
-	s->op_free = o->next;
-	memset(o, 0, sizeof(*o));
+	o = p->free;
+	memcpy(&p->free, o, sizeof(void *));
+	memset(o, 0, p->size);
 	return o;
+}
+
+static void pool_put(struct pool *p, void *o)
+{
+	memcpy(o, &p->free, sizeof(void *));
+	p->free = o;
+}
+
+static struct op *op_new(struct sim *s)
+{
+	return pool_get(s, &s->ops);
 }
 
 static void op_put(struct sim *s, struct op *o)
 {
-	o->next = s->op_free;
-	s->op_free = o;
+	pool_put(&s->ops, o);
 }
 
 static struct rgroup *grp_new(struct sim *s)
 {
-	struct rgroup *g;
-
-	if (!s->grp_free) {
-		struct rgroup *a = pool_chunk(s, POOL_BATCH * sizeof(*a));
-
-		if (!a) {
-			fprintf(stderr, "ewsim: out of memory\n");
-			exit(EWSIM_EXIT_FAIL);
-		}
-		for (int i = 0; i < POOL_BATCH; i++) {
-			a[i].next_free = s->grp_free;
-			s->grp_free = &a[i];
-		}
-	}
-	g = s->grp_free;
-	s->grp_free = g->next_free;
-	memset(g, 0, sizeof(*g));
-	return g;
+	return pool_get(s, &s->grps);
 }
 
 static void grp_put(struct sim *s, struct rgroup *g)
 {
 	if (--g->refs)
 		return;
-	g->next_free = s->grp_free;
-	s->grp_free = g;
+	pool_put(&s->grps, g);
 }
 
 static struct lreq *lr_new(struct sim *s)
 {
-	struct lreq *r;
-
-	if (!s->lr_free) {
-		struct lreq *a = pool_chunk(s, POOL_BATCH * sizeof(*a));
-
-		if (!a) {
-			fprintf(stderr, "ewsim: out of memory\n");
-			exit(EWSIM_EXIT_FAIL);
-		}
-		for (int i = 0; i < POOL_BATCH; i++) {
-			a[i].next = s->lr_free;
-			s->lr_free = &a[i];
-		}
-	}
-	r = s->lr_free;
-	s->lr_free = r->next;
-	memset(r, 0, sizeof(*r));
-	return r;
+	return pool_get(s, &s->lrs);
 }
 
 static void lr_put(struct sim *s, struct lreq *r)
 {
-	r->next = s->lr_free;
-	s->lr_free = r;
+	pool_put(&s->lrs, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1063,6 +1043,9 @@ static int sim_setup(struct sim *s, const struct sim_config *c)
 
 	memset(s, 0, sizeof(*s));
 	s->c = c;
+	s->ops.size = sizeof(struct op);
+	s->grps.size = sizeof(struct rgroup);
+	s->lrs.size = sizeof(struct lreq);
 	s->n = c->nr_disks;
 	s->dm = c->mirrors;
 	s->bs = c->block_sectors;
