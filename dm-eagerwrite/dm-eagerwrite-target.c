@@ -1510,9 +1510,10 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		spin_unlock_irqrestore(&a->lock, flags);
 		for (i = 0; i < EW_C_NR; i++)
 			c[i] = atomic64_read(&a->counters[i]);
-		ew_emit_x100(dd, sizeof(dd),
-			     a->geom.p.layout == EW_LAYOUT_RAID10 ? 100 :
-			     a->geom.p.dilution_x100);
+		/* Dd as the table writes it (raid10 has none: 1) */
+		ew_format_dilution(dd, sizeof(dd),
+				   a->geom.p.layout == EW_LAYOUT_RAID10 ? 100 :
+				   a->geom.p.dilution_x100);
 		ew_emit_x100(ds, sizeof(ds), ew_geom_stripe_x100(&a->geom));
 		if (type == STATUSTYPE_INFO) {
 			DMEMIT("%s %u %u %s %s %llu %s %llu",

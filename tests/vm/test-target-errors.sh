@@ -123,6 +123,20 @@ if dmsetup create ewgood --table "$t"; then
 else
 	notok "a good line loads"
 fi
+# Every key given: printed back in canonical order, and reloads exactly.
+keys="mirrors 2 dilution 1.5 sync 2 chunk_sectors 256 block_size 4096 delay_queue 5000"
+if dmsetup create ewkeys --table "0 $((LEN / 2 / 8 * 8)) eagerwrite ew 12 $keys $M $ALL 0"; then
+	ok "all keys: create"
+	t=$(dmsetup table ewkeys)
+	case $t in
+	*" eagerwrite ew 12 $keys "*" 36 "*" 0") ok "all keys: printed back" ;;
+	*) notok "all keys: printed back"; note "$t" ;;
+	esac
+	check "all keys: table round trip" table_round_trip ewkeys
+	check "all keys: remove" dmsetup remove ewkeys
+else
+	notok "all keys: create"
+fi
 note "$nbad bad lines tried"
 check "nothing left behind" test -z "$(dmsetup ls 2>/dev/null | grep -v 'No devices')"
 check "module unused" sh -c "[ \"\$(awk '\$1 == \"dm_eagerwrite\" { print \$3 }' /proc/modules)\" = 0 ]"
