@@ -170,6 +170,20 @@ jqe "$tmp/dup.json" '.completions == .arrivals and .dup_wasted == 0' &&
 	ok "duplicates cancelled at start: none wasted, none lost" ||
 	nok "duplicates cancelled at start: none wasted, none lost"
 
+# Bursts: rate x4 for 100 ms of every second, so 1.3 x the base rate on
+# average, and a longer tail than the same load without bursts.
+"$ewsim" --layout ew $small --rate 300 --burst 4:100:1000 \
+	--json "$tmp/burst.json" 2>/dev/null
+"$ewsim" --layout ew $small --rate 390 --json "$tmp/flat.json" 2>/dev/null
+if jqe "$tmp/burst.json" '.completions == .arrivals and
+	(((.throughput - 390) | fabs) < 0.06 * 390)' &&
+   fcheck 'b > f' -v b="$(jq .all.p99_ms "$tmp/burst.json")" \
+	-v f="$(jq .all.p99_ms "$tmp/flat.json")"; then
+	ok "bursts: mean rate as configured, longer tail"
+else
+	nok "bursts: mean rate as configured, longer tail"
+fi
+
 # --- the bound -------------------------------------------------------------------
 "$ewsim" bound --writes 3000 --csv "$tmp/bound.csv" 2>/dev/null
 if awk -F, 'NR > 1 { if ($8 < 0.9 || $8 > 1.1 || $6 < 0.8 || $6 > 1.35 ||
