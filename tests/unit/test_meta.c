@@ -1088,6 +1088,8 @@ static void test_errors_listed(void **state)
 	assert_int_equal(sizeof(struct ew_meta_label_disk), 120);
 	assert_int_equal(sizeof(struct ew_meta_jrec_disk), 16);
 	assert_int_equal(offsetof(struct ew_meta_hdr, uuid), 48);
+	/* CRC-32C check value without the final inversion (as KUnit's) */
+	assert_int_equal(ew_crc32c(~0U, "123456789", 9), 0x1cf96d7c);
 	for (i = 0; ew_meta_error(i); i++)
 		assert_true(strlen(ew_meta_error(i)) > 10);
 	assert_true(i >= 30);
