@@ -87,6 +87,8 @@ static const char * const ew_meta_errors[] = {
 	"member label not in the first block",
 #define E_SB_TABLE	ew_meta_errors[37]
 	"table arguments do not describe a valid array",
+#define E_SB_HALF	ew_meta_errors[38]
+	"superblock slot 0 is zeros but slot 1 is valid: zero both to format",
 };
 
 const char *ew_meta_error(unsigned int i)
@@ -368,12 +370,17 @@ int ew_meta_sb_pick(const void *blk0, const void *blk1, struct ew_meta_sb *sb,
 	const char *why0 = NULL, *why1 = NULL;
 	int r0, r1;
 
+	r1 = ew_meta_sb_decode(blk1, 1, &s1, &why1);
 	if (ew_meta_block_is_zero(blk0)) {
 		memset(sb, 0, sizeof(*sb));
+		/* never format over a superblock that is still there */
+		if (!r1) {
+			*why = E_SB_HALF;
+			return -EINVAL;
+		}
 		return -ENODATA;
 	}
 	r0 = ew_meta_sb_decode(blk0, 0, sb, &why0);
-	r1 = ew_meta_sb_decode(blk1, 1, &s1, &why1);
 	/* both valid: the newer generation wins */
 	if (!r1 && (r0 || s1.generation > sb->generation)) {
 		*sb = s1;

@@ -240,9 +240,10 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 		      const char **why);
 /*
  * The newest valid superblock of the two slots (blocks 0 and 1).
- * Returns 0, -ENODATA when block 0 is all zeros (unformatted: format
- * it), or -EINVAL with *why when neither slot holds a valid superblock.
- * *slot gets the slot chosen.
+ * Returns 0, -ENODATA when block 0 is all zeros and slot 1 holds no
+ * valid superblock (unformatted: format it), or -EINVAL with *why when
+ * neither slot holds a valid superblock, or block 0 is zeros while slot
+ * 1 is valid (never formatted over).  *slot gets the slot chosen.
  */
 int ew_meta_sb_pick(const void *blk0, const void *blk1, struct ew_meta_sb *sb,
 		    u32 *slot, const char **why);

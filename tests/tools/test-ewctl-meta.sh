@@ -144,6 +144,10 @@ expect "both superblocks damaged" 1 "superblock: bad checksum in superblock" \
 s=$(fresh); flip "$s/meta" 0; flip "$s/meta" 4096
 expect "both superblocks without magic" 1 "no valid superblock in either slot" \
 	"$ewctl" check "$s/meta"
+s=$(fresh); dd if=/dev/zero of="$s/meta" bs=4096 count=1 conv=notrunc status=none
+expect "slot 0 zeroed, slot 1 valid: not formatted over" 1 \
+	"superblock slot 0 is zeros but slot 1 is valid: zero both to format" \
+	"$ewctl" check "$s/meta"
 # every 193rd byte of the superblock in use: never silent
 s=$(fresh); bad=""
 for off in $(seq 0 193 4095); do

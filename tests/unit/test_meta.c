@@ -196,8 +196,13 @@ static void test_sb_torn_falls_back(void **state)
 	s1[100] ^= 1;
 	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), -EINVAL);
 	assert_string_equal(why, "bad checksum in superblock");
-	/* block 0 all zeros: unformatted */
+	/* block 0 all zeros: unformatted, unless slot 1 is still valid */
 	assert_int_equal(ew_meta_sb_pick(zero, s1, &d, &slot, &why), -ENODATA);
+	assert_int_equal(ew_meta_sb_pick(zero, zero, &d, &slot, &why), -ENODATA);
+	s1[100] ^= 1;
+	assert_int_equal(ew_meta_sb_pick(zero, s1, &d, &slot, &why), -EINVAL);
+	assert_string_equal(why, "superblock slot 0 is zeros but slot 1 is valid: zero both to format");
+	s1[100] ^= 1;
 	/* not ours at all */
 	memset(s0, 0x11, BS);
 	memset(s1, 0x22, BS);
