@@ -32,7 +32,7 @@ for i in $(seq 0 $((disks - 1))); do
 	dmsetup create "hdd$i" --table "0 $((mib * 2048)) hddsim /dev/ram$i 2 rotation_ns 5973121" || exit 1
 done
 echo "# calibrate: member rot_true rot_est phase_err_rev rot_err_ppm in_window reads"
-for round in 1 2; do
+for _ in 1 2; do
 	for i in $(seq 0 $((disks - 1))); do
 		l=$(calibrate_member "hdd$i" "$count") || { echo "# calibrate: hdd$i failed"; continue; }
 		echo "CAL hdd$i $l"

@@ -36,7 +36,7 @@ modprobe null_blk nr_devices="$n" memory_backed=1 gb="$gb" ||
 	{ say "cannot load null_blk"; exit 1; }
 members=()
 for i in $(seq 0 $((n - 1))); do
-	[ -b /dev/nullb$i ] || { say "no /dev/nullb$i"; exit 1; }
+	[ -b "/dev/nullb$i" ] || { say "no /dev/nullb$i"; exit 1; }
 	members+=("/dev/nullb$i")
 done
 say "members: $n null_blk (memory_backed, ${gb} GiB each), region ${region_mib} MiB, ${runtime} s per job"
