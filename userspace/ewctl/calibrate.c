@@ -170,8 +170,8 @@ int ewctl_calibrate(int argc, char **argv)
 	struct ew_disk *d;
 	struct ew_pos pos;
 	bool json = false;
-	void *buf;
-	int opt, fd;
+	void *buf = NULL;
+	int opt, fd, ret = EWCTL_FAIL;
 	char *end;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -239,7 +239,9 @@ int ewctl_calibrate(int argc, char **argv)
 	d = calloc(1, sizeof(*d));
 	if (!t || !res || !iv || !d || posix_memalign(&buf, 4096, 4096)) {
 		fprintf(stderr, "%s calibrate: out of memory\n", ewctl_prog);
-		return EWCTL_FAIL;
+		buf = NULL;
+		close(fd);
+		goto out;
 	}
 	/* One read first: the arm comes to the reference track. */
 	if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
@@ -263,6 +265,12 @@ int ewctl_calibrate(int argc, char **argv)
 	qsort(iv, n - 1, sizeof(*iv), cmp_u64);
 	ew_disk_params_default(&p);
 	r0 = guess ? guess : p.rotation_ns;
+	/* A disk rereading one sector waits about a turn each time. */
+	if (iv[(n - 1) / 2] < r0 / 2) {
+		fprintf(stderr, "%s calibrate: %s: reads complete in %llu ns (median), under half a turn: no rotation to learn (a cache, or no mechanics)\n",
+			ewctl_prog, dev, (unsigned long long)iv[(n - 1) / 2]);
+		goto out;
+	}
 	{
 		u64 turns = (t[n - 1] - t[0]) / r0 + 1;
 		u64 step = r0 / CAL_WINDOW_DIV / (4 * turns);
@@ -277,7 +285,7 @@ int ewctl_calibrate(int argc, char **argv)
 	if (best < 4) {
 		fprintf(stderr, "%s calibrate: %s: no period found (%u reads line up)\n",
 			ewctl_prog, dev, best);
-		return EWCTL_FAIL;
+		goto out;
 	}
 
 	/*
@@ -332,7 +340,7 @@ int ewctl_calibrate(int argc, char **argv)
 	p.phase_ns = 0;
 	if (ew_disk_init(d, &p, bytes / 512)) {
 		fprintf(stderr, "%s calibrate: no disk model for %s\n", ewctl_prog, dev);
-		return EWCTL_FAIL;
+		goto out;
 	}
 	ew_disk_lba_to_pos(d, sector, &pos);
 	end_angle = (ew_disk_sector_angle(d, &pos) + r / pos.spt) % r;
@@ -366,19 +374,21 @@ int ewctl_calibrate(int argc, char **argv)
 		    run_dmsetup(apply_dm, apply_member, "phase_ns", phase)) {
 			fprintf(stderr, "%s calibrate: dmsetup message %s disk_param %s failed\n",
 				ewctl_prog, apply_dm, apply_member);
-			return EWCTL_FAIL;
+			goto out;
 		}
 	}
-	free(t);
-	free(res);
-	free(iv);
-	free(d);
-	free(buf);
-	return EWCTL_OK;
+	ret = EWCTL_OK;
+	goto out;
 
 io_error:
 	fprintf(stderr, "%s calibrate: reading %s: %s\n", ewctl_prog, dev,
 		errno ? strerror(errno) : "short read");
 	close(fd);
-	return EWCTL_FAIL;
+out:
+	free(t);
+	free(res);
+	free(iv);
+	free(d);
+	free(buf);
+	return ret;
 }
