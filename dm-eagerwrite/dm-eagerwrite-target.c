@@ -1312,6 +1312,9 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 		}
 		list_add(&t->a->list, &ew_arrays);
+		/* Say it where users look until metadata is persistent. */
+		DMWARN("%s: map in memory only: lost on removal, reboot or power loss",
+		       dm_table_device_name(ti->table));
 	}
 	mutex_unlock(&ew_arrays_lock);
 
