@@ -169,7 +169,19 @@ static void ew_meta_labels(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, why, "bad checksum in member label");
 }
 
+/*
+ * The CRC-32C check value: "123456789" gives 0xe3069283 with the final
+ * inversion, so 0x1cf96d7c without it.  The same value is asserted for
+ * the userspace ew_crc32c() in tests/unit/test_meta.c: the module and
+ * the tools compute the same checksums.
+ */
+static void ew_meta_crc_known_answer(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ew_crc32c(~0U, "123456789", 9), 0x1cf96d7cU);
+}
+
 static struct kunit_case ew_meta_cases[] = {
+	KUNIT_CASE(ew_meta_crc_known_answer),
 	KUNIT_CASE(ew_meta_sb_flips),
 	KUNIT_CASE(ew_meta_ckpt_and_replay),
 	KUNIT_CASE(ew_meta_labels),
