@@ -8,23 +8,8 @@
 # superblock older than its journal) fail with the expected message.
 # Prints "ok - NAME" / "not ok - NAME" per case; exits 1 if any failed.
 set -u
-top=${EW_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${EW_BIN:-$top/build/userspace/bin}
-ewctl=$bin/ewctl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; failed=1; }
-
-# run WANT_RC CMD...: stdout in $out, stderr in $err
-run() {
-	local want=$1; shift
-	out=$("$@" 2>"$tmp/err"); rc=$?
-	err=$(cat "$tmp/err")
-	[ "$rc" -eq "$want" ]
-}
+# shellcheck source=tests/tools/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # expect NAME WANT_RC PATTERN CMD...: exit code and a fixed string in stdout
 expect() {

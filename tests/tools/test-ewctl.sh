@@ -3,23 +3,8 @@
 # codes, JSON, messages (against Documentation/table-errors.rst).  Prints
 # "ok - NAME" / "not ok - NAME" per case; exits 1 if any failed.
 set -u
-top=${EW_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=${EW_BIN:-$top/build/userspace/bin}
-ewctl=$bin/ewctl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; failed=1; }
-
-# run NAME WANT_RC CMD...: runs CMD, keeps stdout in $out, stderr in $err
-run() {
-	local want=$1; shift
-	out=$("$@" 2>"$tmp/err"); rc=$?
-	err=$(cat "$tmp/err")
-	[ "$rc" -eq "$want" ]
-}
+# shellcheck source=tests/tools/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # expect NAME WANT_RC WANT_STDERR CMD...: exit code and exact stderr
 expect_err() {
