@@ -22,9 +22,13 @@ dmsetup targets | grep -q '^eagerwrite ' || fail "the eagerwrite target is not r
 command -v ewctl >/dev/null || fail "ewctl is not built (make userspace)"
 [ "$EW_NR_DISKS" -eq 36 ] || fail "the demo wants 36 members, got $EW_NR_DISKS"
 
-# name, then ewctl options.
+# name, then ewctl options.  The 2x9x2 EW-Array is as long as one member
+# (36 disks = Dd 2 x Ds 9 x Dm 2): each member's region is then 1/9 of it,
+# the paper's short seeks.  At the full capacity Ds would be 1.
+member=$(/usr/sbin/blockdev --getsize64 "${EW_DISKS%% *}") ||
+	fail "cannot read the members' size"
 layouts=(
-	"ew-2x9x2 --layout ew --mirrors 2 --dilution 2 --sync 1"
+	"ew-2x9x2 --layout ew --mirrors 2 --dilution 2 --sync 1 --len $member"
 	"raid10 --layout raid10 --mirrors 2"
 	"ddm --layout ddm --mirrors 2 --dilution 2"
 )
