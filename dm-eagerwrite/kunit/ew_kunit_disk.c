@@ -16,36 +16,10 @@
 #include <kunit/test.h>
 
 #include "../core/ew_disk.h"
+#include "ew_kunit_util.h"
 
 #define US	1000ULL
 #define MS	1000000ULL
-
-/*
- * Seek: 1 ms for one cylinder, 1.5 ms + 0.1 ms * sqrt(d) below 9
- * cylinders, 2 ms + 0.05 ms * d from 9.  Head switch 0.5 ms, write
- * settle 0.2 ms, controller overhead 0.1 ms.
- */
-static void ew_small_params(struct ew_disk_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->rotation_ns = 6 * MS;
-	p->phase_ns = 0;
-	p->heads = 2;
-	p->nr_zones = 2;
-	p->zones[0] = (struct ew_zone){ .cylinders = 10, .spt = 100,
-					.track_skew = 10, .cyl_skew = 20 };
-	p->zones[1] = (struct ew_zone){ .cylinders = 10, .spt = 60,
-					.track_skew = 5, .cyl_skew = 7 };
-	p->single_cyl_ns = 1 * MS;
-	p->seek_a_ns = 1500 * US;
-	p->seek_b_ns = 100 * US;
-	p->seek_boundary = 9;
-	p->seek_c_ns = 2 * MS;
-	p->seek_e_ns = 50 * US;
-	p->head_switch_ns = 500 * US;
-	p->write_settle_ns = 200 * US;
-	p->overhead_ns = 100 * US;
-}
 
 /* Zone 0: 2 x 100 = 200 sectors a cylinder, 2000 in all; zone 1: 1200. */
 #define SMALL_SECTORS	3200

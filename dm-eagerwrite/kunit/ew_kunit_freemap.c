@@ -14,28 +14,7 @@
 #include <linux/prandom.h>
 
 #include "../core/ew_freemap.h"
-
-/* The small disk of the disk suite: 2 surfaces, zones of 100 and 60. */
-static void ew_small_params(struct ew_disk_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->rotation_ns = 6000000;
-	p->heads = 2;
-	p->nr_zones = 2;
-	p->zones[0] = (struct ew_zone){ .cylinders = 10, .spt = 100,
-					.track_skew = 10, .cyl_skew = 20 };
-	p->zones[1] = (struct ew_zone){ .cylinders = 10, .spt = 60,
-					.track_skew = 5, .cyl_skew = 7 };
-	p->single_cyl_ns = 1000000;
-	p->seek_a_ns = 1500000;
-	p->seek_b_ns = 100000;
-	p->seek_boundary = 9;
-	p->seek_c_ns = 2000000;
-	p->seek_e_ns = 50000;
-	p->head_switch_ns = 500000;
-	p->write_settle_ns = 200000;
-	p->overhead_ns = 100000;
-}
+#include "ew_kunit_util.h"
 
 /* First LBA of a track of the small disk (tracks 0..19: zone 0). */
 static u64 small_track_lba(u32 t)

@@ -17,34 +17,13 @@
 #include <linux/prandom.h>
 
 #include "../core/ew_place.h"
+#include "ew_kunit_util.h"
 
 #define US	1000ULL
 #define MS	1000000ULL
 #define BS	8		/* 4 KiB blocks */
 #define NBLK	400		/* the whole small disk */
 #define NDISK	4
-
-/* The small disk of the disk suite (see ew_kunit_disk.c). */
-static void ew_small_params(struct ew_disk_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->rotation_ns = 6 * MS;
-	p->heads = 2;
-	p->nr_zones = 2;
-	p->zones[0] = (struct ew_zone){ .cylinders = 10, .spt = 100,
-					.track_skew = 10, .cyl_skew = 20 };
-	p->zones[1] = (struct ew_zone){ .cylinders = 10, .spt = 60,
-					.track_skew = 5, .cyl_skew = 7 };
-	p->single_cyl_ns = 1 * MS;
-	p->seek_a_ns = 1500 * US;
-	p->seek_b_ns = 100 * US;
-	p->seek_boundary = 9;
-	p->seek_c_ns = 2 * MS;
-	p->seek_e_ns = 50 * US;
-	p->head_switch_ns = 500 * US;
-	p->write_settle_ns = 200 * US;
-	p->overhead_ns = 100 * US;
-}
 
 struct ew_pl {
 	struct ew_disk model;
