@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# Helpers of the persistence and power-cut tests (issues 5 and 8), sourced
+# in the guest, not run: tests/vm/test-persist.sh,
+# tests/vm/host-persist-reboot.sh and tests/vm/ewprobe-powercut.sh.
+#
+# A "config" names what a test puts on a group of devices:
+#   LAYOUT:SYNC  an eagerwrite array (raid10, ddm or ew; sync 1 or 2;
+#                2 mirrors, the other keys left to the target's defaults)
+#   linear       dm-linear over the first member: the harness's own
+#                control, a volume that certainly persists
+#   raw          the first member itself, no device-mapper at all
+# A group is a metadata device and its members, so that several arrays
+# can live side by side in one guest and be reassembled in the next boot.
+
+export DM_DISABLE_UDEV=1
+
+# pl_table CONFIG META MEMBER...: the table line (nothing for raw)
+pl_table() {
+	local cfg=$1 meta=$2
+	shift 2
+	case $cfg in
+	raw) return 0 ;;
+	linear) echo "0 $(blockdev --getsz "$1") linear $1 0" ;;
+	*:*) ewctl table --layout "${cfg%%:*}" --sync "${cfg##*:}" \
+		--metadata "$meta" "$@" ;;
+	*) echo "persist-lib: unknown config $cfg" >&2; return 2 ;;
+	esac
+}
+
+# pl_fresh META MEMBER...: make used devices look new, so that the next
+# create formats a new array instead of reassembling the old one (the
+# target formats a metadata device whose first 4 KiB are zeros; the
+# superblock has two slots, hence 8 KiB; each member's label is in its
+# first 4 KiB).  Data blocks are left: a new array never reads them.
+pl_fresh() {
+	local d
+	dd if=/dev/zero of="$1" bs=4096 count=2 oflag=direct conv=notrunc status=none || return 1
+	shift
+	for d in "$@"; do
+		dd if=/dev/zero of="$d" bs=4096 count=1 oflag=direct conv=notrunc status=none || return 1
+	done
+}
+
+# pl_assemble NAME CONFIG META MEMBER...: create (or reassemble: the same
+# table on the same devices) and print the volume's path.
+pl_assemble() {
+	local name=$1 cfg=$2 table
+	shift 2
+	if [ "$cfg" = raw ]; then
+		echo "$2"
+		return 0
+	fi
+	table=$(pl_table "$cfg" "$@") || return 1
+	echo "$table" | dmsetup create "$name" >&2 || { echo "# table: $table" >&2; return 1; }
+	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name" >&2
+	echo "/dev/mapper/$name"
+}
+
+# pl_remove NAME CONFIG: remove the table (nothing for raw)
+pl_remove() {
+	[ "$2" = raw ] && return 0
+	dmsetup remove "$1"
+}
+
+# pl_group_devs G PER: the metadata device and members of group G (0..)
+# when each group takes PER consecutive entries of /ew/disks, the last of
+# them being its metadata device.  Prints "META MEMBER...".
+pl_group_devs() {
+	local g=$1 per=$2
+	sed -n "$((g * per + 1)),$((g * per + per))p" /ew/disks >/tmp/pl-group
+	echo "$(tail -n 1 /tmp/pl-group) $(sed '$d' /tmp/pl-group | tr '\n' ' ')"
+}
+
+# pl_write_fs DEV TREE FIO_SIZE: mkfs.ext4, copy TREE, fio verify's
+# randwrite phase on a file of it (tests/fio/verify.fio), umount.
+PL_MNT=/mnt/pl
+pl_write_fs() {
+	local dev=$1 tree=$2 size=$3
+	mkdir -p $PL_MNT
+	mkfs.ext4 -q -F "$dev" >/tmp/pl-mkfs.out 2>&1 || { sed 's/^/#   /' /tmp/pl-mkfs.out; return 1; }
+	mount -t ext4 "$dev" $PL_MNT || return 1
+	cp -a "$tree" $PL_MNT/tree || { umount $PL_MNT; return 1; }
+	if ! DEV=$PL_MNT/fio.dat SIZE=$size OFFSET=0 fio --eta=never --section=verify-randwrite \
+			--output=/tmp/pl-fio.out "$EW_FIO/verify.fio" >/dev/null 2>&1; then
+		tail -n 20 /tmp/pl-fio.out | sed 's/^/#   /'
+		umount $PL_MNT
+		return 1
+	fi
+	umount $PL_MNT
+}
+
+# pl_fsck DEV: e2fsck -fn finds nothing
+pl_fsck() {
+	e2fsck -fn "$1" >/tmp/pl-fsck.out 2>&1 && return 0
+	tail -n 12 /tmp/pl-fsck.out | sed 's/^/#   /'
+	return 1
+}
+
+# pl_sums DEV SUMS: mount read-only, sha256 of the tree against SUMS
+pl_sums() {
+	local rc
+	mkdir -p $PL_MNT
+	mount -t ext4 -o ro "$1" $PL_MNT 2>/tmp/pl-mount.out ||
+		{ sed 's/^/#   /' /tmp/pl-mount.out; return 1; }
+	(cd $PL_MNT/tree && sha256sum -c --quiet "$2") >/tmp/pl-sums.out 2>&1
+	rc=$?
+	[ $rc = 0 ] || head -n 8 /tmp/pl-sums.out | sed 's/^/#   /'
+	umount $PL_MNT
+	return $rc
+}
+
+# pl_fio_check DEV SIZE: verify-check.fio on the fio file passes (read
+# only, but fio opens a write job's file read-write: mounted rw)
+pl_fio_check() {
+	local rc
+	mkdir -p $PL_MNT
+	mount -t ext4 "$1" $PL_MNT 2>/tmp/pl-mount.out ||
+		{ sed 's/^/#   /' /tmp/pl-mount.out; return 1; }
+	DEV=$PL_MNT/fio.dat SIZE=$2 OFFSET=0 fio --eta=never \
+		--output=/tmp/pl-fio.out "$EW_FIO/verify-check.fio" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 0 ] || grep -E 'verify|bad|err' /tmp/pl-fio.out | head -n 8 | sed 's/^/#   /'
+	umount $PL_MNT
+	return $rc
+}
+
+# pl_memory_only_warned: the target said its map lives in memory only
+# (before issue 5's persistence landed), since the kernel log started.
+pl_memory_only_warned() {
+	dmesg | grep -q 'map in memory only'
+}
