@@ -124,6 +124,31 @@ pl_fio_check() {
 	return $rc
 }
 
+# pl_lose_blocks DEV: the blocks a control zeroes on the first member
+# (filesystem blocks; the volume must be dm-linear at offset 0 of it):
+# one of the fio file, one of tree file d4/f6, the first of directory d2.
+# Sets lost and fs_bs; pl_zero_lost MEMBER zeroes them.
+lost="" fs_bs=4096
+pl_lose_blocks() {
+	local f b
+	lost=""
+	fs_bs=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block size: *//p')
+	for f in "/fio.dat 1000" "/tree/d4/f6 3" "/tree/d2 0"; do
+		b=$(debugfs -R "bmap $f" "$1" 2>/dev/null | grep -E '^[0-9]+$')
+		[ -n "$b" ] && [ "$b" != 0 ] || return 1
+		lost="$lost $b"
+	done
+	note "control: zeroing blocks$lost (of $fs_bs bytes): fio.dat block 1000, tree/d4/f6 block 3, directory tree/d2"
+}
+
+pl_zero_lost() {
+	local b
+	for b in $lost; do
+		dd if=/dev/zero of="$1" bs="$fs_bs" seek="$b" count=1 \
+			oflag=direct conv=notrunc status=none || return 1
+	done
+}
+
 # pl_memory_only_warned: the target said its map lives in memory only
 # (before issue 5's persistence landed), since the kernel log started.
 pl_memory_only_warned() {

@@ -40,21 +40,6 @@ case " $configs " in
 esac
 make_tree /tmp/tree
 
-# lose_blocks DEV: the blocks the control zeroes (filesystem blocks, and
-# the volume is dm-linear at offset 0 of the first member): sets lost, fs_bs.
-lost="" fs_bs=4096
-lose_blocks() {
-	local f b
-	lost=""
-	fs_bs=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block size: *//p')
-	for f in "/fio.dat 1000" "/tree/d4/f6 3" "/tree/d2 0"; do
-		b=$(debugfs -R "bmap $f" "$1" 2>/dev/null | grep -E '^[0-9]+$')
-		[ -n "$b" ] && [ "$b" != 0 ] || return 1
-		lost="$lost $b"
-	done
-	note "control: zeroing blocks$lost (of $fs_bs bytes): fio.dat block 1000, tree/d4/f6 block 3, directory tree/d2"
-}
-
 # round CONFIG CONTROL: one remove/create round trip; CONTROL=1 zeroes the
 # volume in between and expects every check to report it.
 round() {
@@ -71,14 +56,9 @@ round() {
 		return
 	fi
 	ok "$name: mkfs.ext4, copy a tree, fio verify write"
-	[ "$control" = 1 ] && { lose_blocks "$dev" || notok "$name: find the blocks to zero"; }
+	[ "$control" = 1 ] && { pl_lose_blocks "$dev" || notok "$name: find the blocks to zero"; }
 	check "$name: remove" pl_remove $NAME "$cfg"
-	if [ "$control" = 1 ]; then
-		for b in $lost; do
-			dd if=/dev/zero of="${members[0]}" bs="$fs_bs" seek="$b" count=1 \
-				oflag=direct conv=notrunc status=none
-		done
-	fi
+	[ "$control" = 1 ] && pl_zero_lost "${members[0]}"
 	dev=$(pl_assemble $NAME "$cfg" "$meta" "${members[@]}") ||
 		{ notok "$name: create again from the same table"; return; }
 	ok "$name: create again from the same table"
