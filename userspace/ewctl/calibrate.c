@@ -21,7 +21,19 @@
  *   4. the phase from the window's leading edge (delays only add, so the
  *      earliest samples of the cluster have the least delay), less the
  *      reference sector's end angle in the core's disk model (the same
- *      zones and skews the predictor and hddsim use).
+ *      zones and skews the predictor and hddsim use), less the host's
+ *      least delay if known (--path-ns: MimdRAID measured and subtracted
+ *      its host overhead; nothing here can tell it from the angle).
+ * Periodic recalibration (--every): MimdRAID kept the prediction within
+ * 1% of a turn by recalibrating every two minutes, each time cheaply.
+ * Here each later round is a short burst of reads whose cluster gives one
+ * more anchor instant; the whole number of turns since the first anchor
+ * is rounded with the current period, and the period refitted over that
+ * baseline.  The gaps widen (at most 4 x the baseline so far, up to
+ * --every), so the rounding stays right: a period good to 1/64 of a turn
+ * over the baseline B drifts by at most 4/64 of a turn over 4 B.  The
+ * period's error then falls as 1/baseline, and the phase is taken from
+ * the anchor with the least delay.
  * The seek profile and overheads are not measured here (the core's
  * defaults stand).
  */
@@ -40,11 +52,14 @@
 #include "ew_disk.h"
 
 #define CAL_WINDOW_DIV	64	/* cluster window: R / 64 */
+#define CAL_MAX_ROUNDS	100000
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ewctl calibrate [--count N] [--sector S] [--rotation-ns R]\n"
+"                       [--every SECONDS [--rounds K] [--burst M]]\n"
+"                       [--path-ns D]\n"
 "                       [--json] [--apply DMNAME MEMBER] DEV\n"
 "\n"
 "Learns DEV's rotation period and phase (CLOCK_MONOTONIC ns at which\n"
@@ -57,11 +72,23 @@ static void usage(FILE *f)
 "  --sector S         the reference sector (default 0)\n"
 "  --rotation-ns R    the nominal period, searched +-1%% (default: the\n"
 "                     core's default model, 5,973,121 ns: 10,045 RPM)\n"
+"  --every SECONDS    then recalibrate periodically: K more rounds, each\n"
+"                     a burst of M reads that refits the period over the\n"
+"                     whole run so far; the gaps widen from the first\n"
+"                     round's span (at most 4x the run so far) up to\n"
+"                     SECONDS.  One line (JSON: one object) per round,\n"
+"                     round 0 being the first calibration\n"
+"  --rounds K         rounds after the first (default 10)\n"
+"  --burst M          reads per later round (default 64, 16..100000)\n"
+"  --path-ns D        the host's own completion path (interrupt, wake-up,\n"
+"                     return to userspace), subtracted from the phase:\n"
+"                     measure it once on a disk whose phase is known\n"
+"                     (hddsim) on the same machine (default 0)\n"
 "  --json             one JSON object instead of text\n"
 "  --apply DMNAME MEMBER\n"
 "                     then run dmsetup message DMNAME 0 disk_param MEMBER\n"
 "                     rotation_ns R, and ... phase_ns P (MEMBER: index in\n"
-"                     the table, or all)\n"
+"                     the table, or all); with --every, after every round\n"
 "  -h, --help         this help\n"
 "\n"
 "The disk's geometry is taken to be the core's default model for DEV's\n"
@@ -150,6 +177,82 @@ static int run_dmsetup(const char *dm, const char *member, const char *key,
 	return 0;
 }
 
+/* The end angle of sector s in the default model of that size, period r. */
+static int end_angle_of(struct ew_disk *d, u64 bytes, unsigned long long s,
+			u64 r, u64 *angle)
+{
+	struct ew_disk_params p;
+	struct ew_pos pos;
+
+	ew_disk_params_default(&p);
+	p.rotation_ns = r;
+	p.phase_ns = 0;
+	if (ew_disk_init(d, &p, bytes / 512))
+		return -1;
+	ew_disk_lba_to_pos(d, s, &pos);
+	*angle = (ew_disk_sector_angle(d, &pos) + r / pos.spt) % r;
+	return 0;
+}
+
+/* One read to bring the arm, then m timed reads of the sector. */
+static int burst(int fd, void *buf, unsigned long long sector, u64 *t,
+		 unsigned int m)
+{
+	unsigned int i;
+
+	if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
+		return -1;
+	for (i = 0; i < m; i++) {
+		if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
+			return -1;
+		t[i] = now_ns();
+	}
+	return 0;
+}
+
+static void sleep_until(u64 when)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(when / 1000000000ull),
+		.tv_nsec = (long)(when % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int apply(const char *dm, const char *member, u64 r, u64 phase)
+{
+	if (run_dmsetup(dm, member, "rotation_ns", r) ||
+	    run_dmsetup(dm, member, "phase_ns", phase)) {
+		fprintf(stderr, "%s calibrate: dmsetup message %s disk_param %s failed\n",
+			ewctl_prog, dm, member);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_round(bool json, const char *dev, unsigned int round,
+			u64 tnow, u64 gap, unsigned int reads, unsigned int inwin,
+			long long turns, double slip, u64 r, u64 phase)
+{
+	if (json) {
+		printf("{\"device\":");
+		ewctl_json_str(stdout, dev);
+		printf(",\"round\":%u,\"t_ns\":%llu,\"gap_ns\":%llu,\"reads\":%u,"
+		       "\"in_window\":%u,\"turns\":%lld,\"slip_ns\":%.0f,"
+		       "\"rotation_ns\":%llu,\"phase_ns\":%llu}\n",
+		       round, (unsigned long long)tnow, (unsigned long long)gap,
+		       reads, inwin, turns, slip, (unsigned long long)r,
+		       (unsigned long long)phase);
+	} else {
+		printf("round %u: %u/%u reads in the window, %lld turns since round 0 (slip %.0f ns), rotation_ns %llu phase_ns %llu\n",
+		       round, inwin, reads, turns, slip, (unsigned long long)r,
+		       (unsigned long long)phase);
+	}
+	fflush(stdout);
+}
+
 int ewctl_calibrate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -158,17 +261,25 @@ int ewctl_calibrate(int argc, char **argv)
 		{ "rotation-ns", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "apply", required_argument, NULL, 'a' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "rounds", required_argument, NULL, 'k' },
+		{ "burst", required_argument, NULL, 'm' },
+		{ "path-ns", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned int count = 400, i, n, in_win, best, iter;
-	unsigned long long sector = 0, guess = 0;
+	unsigned int rounds = 10, burst_n = 64, round;
+	double every = 0;
+	unsigned long long sector = 0, guess = 0, path_ns = 0;
 	const char *dev, *apply_dm = NULL, *apply_member = NULL;
-	u64 *t, *res, *iv, r0, r = 0, lead = 0, w, bytes, end_angle, phase;
+	u64 *t = NULL, *res = NULL, *iv = NULL, r0, r = 0, lead = 0, w, bytes,
+	    end_angle, phase;
+	double *anch = NULL;
+	long long *turns_of = NULL;
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, resid = 0;
 	struct ew_disk_params p;
 	struct ew_disk *d;
-	struct ew_pos pos;
 	bool json = false;
 	void *buf = NULL;
 	int opt, fd, ret = EWCTL_FAIL;
@@ -194,6 +305,34 @@ int ewctl_calibrate(int argc, char **argv)
 			guess = strtoull(optarg, &end, 10);
 			if (*end || guess < 1000000 || guess > 1000000000) {
 				fprintf(stderr, "%s calibrate: --rotation-ns: 1 ms to 1 s\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'e':
+			every = strtod(optarg, &end);
+			if (*end || !(every >= 0.01 && every <= 86400)) {
+				fprintf(stderr, "%s calibrate: --every: 0.01..86400 seconds\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'k':
+			rounds = strtoul(optarg, &end, 10);
+			if (*end || rounds < 1 || rounds > CAL_MAX_ROUNDS) {
+				fprintf(stderr, "%s calibrate: --rounds: 1..%u\n", ewctl_prog, CAL_MAX_ROUNDS);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'm':
+			burst_n = strtoul(optarg, &end, 10);
+			if (*end || burst_n < 16 || burst_n > 100000) {
+				fprintf(stderr, "%s calibrate: --burst: 16..100000\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'p':
+			path_ns = strtoull(optarg, &end, 10);
+			if (*end || path_ns > 100000000) {
+				fprintf(stderr, "%s calibrate: --path-ns: 0..100000000\n", ewctl_prog);
 				return EWCTL_USAGE;
 			}
 			break;
@@ -233,25 +372,21 @@ int ewctl_calibrate(int argc, char **argv)
 		fprintf(stderr, "%s calibrate: %s: %s\n", ewctl_prog, dev, strerror(errno));
 		return EWCTL_FAIL;
 	}
-	t = calloc(count, sizeof(*t));
-	res = calloc(2 * (size_t)count, sizeof(*res));
+	n = count > burst_n ? count : burst_n;
+	t = calloc(n, sizeof(*t));
+	res = calloc(2 * (size_t)n, sizeof(*res));
+	anch = calloc((size_t)rounds + 1, sizeof(*anch));
+	turns_of = calloc((size_t)rounds + 1, sizeof(*turns_of));
 	iv = calloc(count, sizeof(*iv));
 	d = calloc(1, sizeof(*d));
-	if (!t || !res || !iv || !d || posix_memalign(&buf, 4096, 4096)) {
+	if (!t || !res || !iv || !d || !anch || !turns_of ||
+	    posix_memalign(&buf, 4096, 4096)) {
 		fprintf(stderr, "%s calibrate: out of memory\n", ewctl_prog);
 		buf = NULL;
-		close(fd);
-		goto out;
+		goto close_out;
 	}
-	/* One read first: the arm comes to the reference track. */
-	if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
+	if (burst(fd, buf, sector, t, count))
 		goto io_error;
-	for (i = 0; i < count; i++) {
-		if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
-			goto io_error;
-		t[i] = now_ns();
-	}
-	close(fd);
 	n = count;
 
 	/*
@@ -269,7 +404,7 @@ int ewctl_calibrate(int argc, char **argv)
 	if (iv[(n - 1) / 2] < r0 / 2) {
 		fprintf(stderr, "%s calibrate: %s: reads complete in %llu ns (median), under half a turn: no rotation to learn (a cache, or no mechanics)\n",
 			ewctl_prog, dev, (unsigned long long)iv[(n - 1) / 2]);
-		goto out;
+		goto close_out;
 	}
 	{
 		u64 turns = (t[n - 1] - t[0]) / r0 + 1;
@@ -285,7 +420,7 @@ int ewctl_calibrate(int argc, char **argv)
 	if (best < 4) {
 		fprintf(stderr, "%s calibrate: %s: no period found (%u reads line up)\n",
 			ewctl_prog, dev, best);
-		goto out;
+		goto close_out;
 	}
 
 	/*
@@ -335,24 +470,21 @@ int ewctl_calibrate(int argc, char **argv)
 	resid = best ? resid / best : 0;
 
 	/* The sector's end angle in the model for this size and period. */
-	ew_disk_params_default(&p);
-	p.rotation_ns = r;
-	p.phase_ns = 0;
-	if (ew_disk_init(d, &p, bytes / 512)) {
+	if (end_angle_of(d, bytes, sector, r, &end_angle)) {
 		fprintf(stderr, "%s calibrate: no disk model for %s\n", ewctl_prog, dev);
-		goto out;
+		goto close_out;
 	}
-	ew_disk_lba_to_pos(d, sector, &pos);
-	end_angle = (ew_disk_sector_angle(d, &pos) + r / pos.spt) % r;
 	/* angle(t) = (t - phase) mod R, and angle(a) = end_angle. */
 	/*
 	 * An instant of angle 0 near the end of the run: an error in R
 	 * grows with the distance from it, (t - phase) mod R.
 	 */
-	phase = (u64)a - end_angle;
+	phase = (u64)a - path_ns - end_angle;
 	phase += (t[n - 1] - phase) / r * r;
 
-	if (json) {
+	if (every > 0) {
+		print_round(json, dev, 0, t[n - 1], 0, n, best, 0, 0, r, phase);
+	} else if (json) {
 		printf("{\"device\":");
 		ewctl_json_str(stdout, dev);
 		printf(",\"sector\":%llu,\"reads\":%u,\"in_window\":%u,"
@@ -369,22 +501,75 @@ int ewctl_calibrate(int argc, char **argv)
 		       (unsigned long long)r, 60e9 / (double)r,
 		       (unsigned long long)phase);
 	}
-	if (apply_dm) {
-		if (run_dmsetup(apply_dm, apply_member, "rotation_ns", r) ||
-		    run_dmsetup(apply_dm, apply_member, "phase_ns", phase)) {
-			fprintf(stderr, "%s calibrate: dmsetup message %s disk_param %s failed\n",
-				ewctl_prog, apply_dm, apply_member);
-			goto out;
+	if (apply_dm && apply(apply_dm, apply_member, r, phase))
+		goto close_out;
+
+	/*
+	 * 5. Later rounds (--every): one anchor each, the turns since the
+	 * first anchor rounded with the current period, the period refitted
+	 * over that baseline, the phase from the earliest projected anchor
+	 * (delays only add).
+	 */
+	if (every > 0) {
+		u64 every_ns = (u64)(every * 1e9), t_first = t[0], t_last = t[n - 1];
+		double a0 = a;
+		unsigned int na = 1;
+
+		anch[0] = a0;
+		turns_of[0] = 0;
+		for (round = 1; round <= rounds; round++) {
+			u64 gap = t_last - t_first, rn;
+			double anchor, slip, min_off = 0;
+			long long kt;
+			unsigned int c, j;
+
+			gap = 4 * gap < every_ns ? 4 * gap : every_ns;
+			sleep_until(t_last + gap);
+			if (burst(fd, buf, sector, t, burst_n))
+				goto io_error;
+			t_last = t[burst_n - 1];
+			c = densest(t, burst_n, r, r / CAL_WINDOW_DIV, res, &lead);
+			anchor = (double)t[0] + (double)lead;
+			kt = llround((anchor - a0) / (double)r);
+			slip = anchor - a0 - (double)kt * (double)r;
+			/* Too few reads line up, or the rounding is unsafe: keep. */
+			if (c < 4 || kt <= 0 || fabs(slip) > (double)r / 4) {
+				print_round(json, dev, round, t_last, gap, burst_n, c,
+					    kt, slip, r, phase);
+				continue;
+			}
+			rn = (u64)llround((anchor - a0) / (double)kt);
+			anch[na] = anchor;
+			turns_of[na++] = kt;
+			for (j = 1; j < na; j++) {
+				double off = anch[j] - a0 - (double)turns_of[j] * (double)rn;
+
+				if (off < min_off)
+					min_off = off;
+			}
+			r = rn;
+			if (end_angle_of(d, bytes, sector, r, &end_angle)) {
+				fprintf(stderr, "%s calibrate: no disk model for %s\n", ewctl_prog, dev);
+				goto close_out;
+			}
+			phase = (u64)llround(a0 + min_off) - path_ns - end_angle;
+			phase += (t_last - phase) / r * r;
+			print_round(json, dev, round, t_last, gap, burst_n, c, kt,
+				    slip, r, phase);
+			if (apply_dm && apply(apply_dm, apply_member, r, phase))
+				goto close_out;
 		}
 	}
 	ret = EWCTL_OK;
-	goto out;
+	goto close_out;
 
 io_error:
 	fprintf(stderr, "%s calibrate: reading %s: %s\n", ewctl_prog, dev,
 		errno ? strerror(errno) : "short read");
+close_out:
 	close(fd);
-out:
+	free(anch);
+	free(turns_of);
 	free(t);
 	free(res);
 	free(iv);
