@@ -1,13 +1,22 @@
 #!/bin/bash
 # Guest side of scripts/bench (make bench, issue 9 point 3): hddsim disks
 # (tests/hddsim, the core's 10,000 RPM Cheetah model, random phases) over
-# brd, and on them in turn each configuration with the same members and
-# mirror count 2:
+# brd, and on them in turn each configuration with mirror count 2:
 #
-#   r10s2 eagerwrite raid10 sync 2   r10s1 eagerwrite raid10 sync 1
-#   ddm1/ddm2 eagerwrite ddm sync 1/2   ew1/ew2 eagerwrite ew sync 1/2
+#   md      md raid10 with mdadm (the baseline of the ratios)
 #   dmraid  dm-raid raid10 (2 copies near, nosync): the md code through dm
-#   md      md raid10 with mdadm, when mdadm is in the guest
+#   r10s1/r10s2  eagerwrite raid10 sync 1/2
+#   ddm1/ddm2    eagerwrite ddm, dilution 2, sync 1/2
+#   ew1/ew2      eagerwrite ew, dilution 2, sync 1/2: on 36 members and one
+#                member long, the paper's 2x9x2 EW-Array
+#
+# Every configuration starts on fresh members: brd is unloaded and loaded
+# again (all zeros, no pages) and each hddsim disk is recreated with the
+# same phase_ns, so the platters are the same and nothing of the previous
+# configuration (labels, superblocks, data, allocated pages) is left; the
+# eagerwrite metadata device's first MiB and dm-raid's metadata slices are
+# zeroed.  Then the fio region is written sequentially (and eagerwrite's
+# delayed replicas drained) so that every read reads a disk.
 #
 # Per configuration: the TPC-C-like job (tests/fio/tpcc.fio) at each
 # arrival rate, the synchronous 4 KiB write job (tests/fio/syncwrite.fio),
@@ -21,13 +30,17 @@
 # "disk_param": an oracle calibration, so that the layouts are compared
 # and not the calibration (whose error is reported on its own).
 #
-# Arguments: MEMBERS DISK_MIB RUNTIME_S RATES CONFIGS
-#   RATES and CONFIGS are space-separated lists (one word each here).
+# Arguments: MEMBERS DISK_MIB RUNTIME_S RATES CONFIGS [REGION_MIB [CAL_COUNT]]
+#   RATES and CONFIGS are space-separated lists (one word each here);
+#   REGION_MIB (default DISK_MIB): the fio region and every eagerwrite
+#   array's length, the same logical data set everywhere; CAL_COUNT
+#   (default 300): reads per member for ewctl calibrate, 0 to skip it.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
-n=$1 disk_mib=$2 runtime=$3 rates=$4 configs=$5
+n=$1 disk_mib=$2 runtime=$3 rates=$4 configs=$5 region_mib=${6:-$2} CAL_COUNT=${7:-300}
 sectors=$((disk_mib * 2048))
+region=${region_mib}M
 chan=${EW_CHANNEL:-/dev/null}
 fiodir=${EW_FIO:-/ew/tests/fio}
 out=/tmp/bench
@@ -39,24 +52,43 @@ send() { printf '%s\n' "$*" >"$chan"; echo "$*" | cut -c1-160; }
 modprobe dm-mod 2>/dev/null
 modprobe dm-raid 2>/dev/null
 modprobe raid10 2>/dev/null
-modprobe brd rd_nr="$n" rd_size=$((disk_mib * 1024)) max_part=0 ||
-	{ say "cannot load brd"; exit 1; }
 insmod /ew/modules/hddsim.ko || { say "no /ew/modules/hddsim.ko (make hddsim)"; exit 1; }
 if ! dmsetup targets | grep -q '^eagerwrite '; then
 	[ -e /ew/dm-eagerwrite.ko ] && insmod /ew/dm-eagerwrite.ko 2>/dev/null
 fi
+
+# Fresh members: brd loaded anew (zeros, no pages allocated), hddsim
+# disks over it with the phases of the first set (PH), so a calibration
+# stays true.  members_down frees what a configuration wrote.
+PH=()
 members=()
-for i in $(seq 0 $((n - 1))); do
-	dmsetup create "hdd$i" --table "0 $sectors hddsim /dev/ram$i 2 rotation_ns 5973121" ||
-		{ say "cannot create hdd$i"; exit 1; }
-	members+=("/dev/mapper/hdd$i")
-done
+members_up() {
+	local i opt
+	modprobe brd rd_nr="$n" rd_size=$((disk_mib * 1024)) max_part=0 ||
+		{ say "cannot load brd"; return 1; }
+	members=()
+	for i in $(seq 0 $((n - 1))); do
+		opt="2 rotation_ns 5973121"
+		[ -n "${PH[i]:-}" ] && opt="4 rotation_ns 5973121 phase_ns ${PH[i]}"
+		dmsetup create "hdd$i" --table "0 $sectors hddsim /dev/ram$i $opt" ||
+			{ say "cannot create hdd$i"; return 1; }
+		members+=("/dev/mapper/hdd$i")
+		[ -n "${PH[i]:-}" ] || PH[i]=$(phase "$i")
+	done
+}
+members_down() {
+	local i
+	for i in $(seq 0 $((n - 1))); do
+		dmsetup remove "hdd$i" 2>/dev/null || { sleep 2; dmsetup remove "hdd$i"; }
+	done
+	rmmod brd || { sleep 2; rmmod brd; }
+}
 tabval() { dmsetup table "hdd$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 phase() { tabval "$1" phase_ns; }
 
 # ewctl calibrate on every member against hddsim's truth (table): the
 # error of the learned phase, in revolutions, at the end of the run, and
-# of the period, in ppm.  (A copy of scripts/vm/bench-calibrate.sh's.)
+# of the period, in ppm.
 calibrate_all() {
 	local i js rt pt
 	for i in $(seq 0 $((n - 1))); do
@@ -72,25 +104,22 @@ calibrate_all() {
 	done
 }
 
-# The fio region: the smallest capacity of all (ew's, diluted), so every
-# configuration serves the same logical data.
-region=$(ewctl table --json --layout ew --metadata "$EW_META" "${members[@]}" |
-	jq -r '.len_sectors')
-region=$(( region / 2048 ))M
-send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} cylinders=$(dmsetup status hdd0 >/dev/null && echo ok)"
-say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
-
 # dm-raid's raid10 without metadata devices fails to start on this kernel
 # ("unsupported raid10 layout: 0"): give each member a 4 MiB metadata
 # device, slices of the tail of the metadata disk (eagerwrite uses its
-# head; the two never run at the same time).
+# head; the two never run at the same time).  Zeroed before each use.
 make_rmeta() {
 	local msz i
 	msz=$(blockdev --getsz "$EW_META")
 	for i in $(seq 0 $((n - 1))); do
 		dmsetup create "rmeta$i" --table \
 			"0 8192 linear $EW_META $((msz - (i + 1) * 8192))" || return 1
-		dd if=/dev/zero of="/dev/mapper/rmeta$i" bs=1M count=4 2>/dev/null
+	done
+}
+zero_rmeta() {
+	local i
+	for i in $(seq 0 $((n - 1))); do
+		dd if=/dev/zero of="/dev/mapper/rmeta$i" bs=1M count=4 oflag=direct 2>/dev/null
 	done
 }
 
@@ -103,12 +132,12 @@ make_table() {	# make_table CONFIG
 		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
 		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
 		echo "$t" ;;
-	r10s1) ewctl table --layout raid10 --sync 1 --metadata "$EW_META" "${members[@]}" ;;
-	r10s2) ewctl table --layout raid10 --sync 2 --metadata "$EW_META" "${members[@]}" ;;
-	ddm1) ewctl table --layout ddm --sync 1 --metadata "$EW_META" "${members[@]}" ;;
-	ddm2) ewctl table --layout ddm --sync 2 --metadata "$EW_META" "${members[@]}" ;;
-	ew1) ewctl table --layout ew --sync 1 --metadata "$EW_META" "${members[@]}" ;;
-	ew2) ewctl table --layout ew --sync 2 --metadata "$EW_META" "${members[@]}" ;;
+	r10s1) ewctl table --layout raid10 --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	r10s2) ewctl table --layout raid10 --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	ddm1) ewctl table --layout ddm --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	ddm2) ewctl table --layout ddm --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	ew1) ewctl table --layout ew --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	ew2) ewctl table --layout ew --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
 	*) return 1 ;;
 	esac
 }
@@ -118,6 +147,24 @@ cut_fio() {	# cut_fio FILE: the figures the host reads, one line
 		read: {iops: .read.iops, mean: .read.clat_ns.mean, p99: .read.clat_ns.percentile["99.000000"], n: .read.total_ios},
 		write: {iops: .write.iops, mean: .write.clat_ns.mean, p99: .write.clat_ns.percentile["99.000000"], n: .write.total_ios},
 		sync: {mean: .sync.lat_ns.mean, p99: (.sync.lat_ns.percentile["99.000000"] // null)}}' "$1"
+}
+
+# The region written once, sequentially, before the measured jobs: an
+# unwritten eagerwrite block reads as zeros without a disk access, so
+# without this the read columns would not be comparable.  eagerwrite's
+# delayed replicas (status field 8) are drained too.
+prefill() {	# prefill CONFIG DEV
+	local cfg=$1 dev=$2 t1=$SECONDS p
+	fio --eta=never --name=prefill --filename="$dev" --size="$region" \
+		--rw=write --bs=1M --iodepth=8 --ioengine=libaio --direct=1 \
+		>"$out/$cfg-prefill.log" 2>&1 ||
+		say "$cfg: prefill failed: $(tail -c 200 "$out/$cfg-prefill.log")"
+	while p=$(dmsetup status "${dev#/dev/mapper/}" 2>/dev/null |
+			awk '$3 == "eagerwrite" { print $11 }') &&
+			[ -n "$p" ] && [ "$p" != 0 ] && [ $((SECONDS - t1)) -lt 600 ]; do
+		sleep 1
+	done
+	send "BENCH-PREFILL $cfg $region $((SECONDS - t1))"
 }
 
 run_config() {	# run_config CONFIG DEV
@@ -149,37 +196,57 @@ run_config() {	# run_config CONFIG DEV
 	fi
 }
 
-CAL_COUNT=${CAL_COUNT:-300}
+members_up || exit 1
+send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} mem_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
+say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
 t0=$SECONDS
-calibrate_all
+[ "$CAL_COUNT" -gt 0 ] && calibrate_all
 say "calibration: $((SECONDS - t0)) s"
 case " $configs " in *" dmraid "*) make_rmeta || say "cannot make dm-raid's metadata devices" ;; esac
+first=1
 for cfg in $configs; do
 	t0=$SECONDS
+	if [ "$first" = 0 ]; then
+		if ! members_down || ! members_up; then
+			say "$cfg: cannot renew the members"
+			break
+		fi
+	fi
+	first=0
 	if [ "$cfg" = md ]; then
 		command -v mdadm >/dev/null || { say "md: mdadm not in the guest, skipped"; continue; }
 		mdadm --create /dev/md0 --run --level=10 --layout=n2 --chunk=64 \
-			--raid-devices="$n" --assume-clean "${members[@]}" >/dev/null 2>&1 ||
-			{ say "md: mdadm --create failed"; continue; }
+			--raid-devices="$n" --assume-clean "${members[@]}" >"$out/md.err" 2>&1 ||
+			{ say "md: mdadm --create failed: $(tail -c 200 "$out/md.err")"; continue; }
+		say "md: mdadm --create --level=10 --layout=n2 --chunk=64 --raid-devices=$n --assume-clean"
+		prefill md /dev/md0
 		run_config md /dev/md0
 		mdadm --stop /dev/md0 >/dev/null 2>&1
-		mdadm --zero-superblock "${members[@]}" >/dev/null 2>&1
+		send "BENCH-TIME md $((SECONDS - t0))"
+		say "md: $((SECONDS - t0)) s"
 		continue
 	fi
 	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
+	if [ "$cfg" = dmraid ]; then
+		zero_rmeta
+	else
+		dd if=/dev/zero of="$EW_META" bs=1M count=1 oflag=direct 2>/dev/null
+	fi
 	dmsetup create bench --table "$table" 2>"$out/create.err" ||
 		{ say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"; continue; }
 	if [ "$cfg" != dmraid ]; then
 		for i in $(seq 0 $((n - 1))); do
-			dmsetup message bench 0 disk_param "$i" phase_ns "$(phase "$i")" ||
+			dmsetup message bench 0 disk_param "$i" phase_ns "${PH[i]}" ||
 				say "$cfg: disk_param $i phase_ns refused"
 		done
-		dmsetup message bench 0 reset_counters
 	fi
 	say "$cfg: $(echo "$table" | cut -c1-120)"
+	prefill "$cfg" /dev/mapper/bench
+	[ "$cfg" != dmraid ] && dmsetup message bench 0 reset_counters
 	run_config "$cfg" /dev/mapper/bench
 	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
 	dmsetup remove bench || { sleep 5; dmsetup remove bench || say "$cfg: remove failed"; }
+	send "BENCH-TIME $cfg $((SECONDS - t0))"
 	say "$cfg: $((SECONDS - t0)) s"
 done
 send "BENCH-END"
