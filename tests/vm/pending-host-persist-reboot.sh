@@ -48,7 +48,7 @@ if [ "${1-}" = --guest ]; then
 			[ $g = 0 ] && make_tree /tmp/tree
 			pl_fresh "$meta" "$@"
 			if dev=$(pl_assemble "pr$g" "$cfg" "$meta" "$@") &&
-					pl_write_fs "$dev" /tmp/tree "${EW_PERSIST_FIO_SIZE:-8M}"; then
+					pl_write_fs "$dev" /tmp/tree 8M; then
 				ok "boot 1: $name: create, mkfs.ext4, tree, fio verify write"
 			else
 				notok "boot 1: $name: create, mkfs.ext4, tree, fio verify write"
@@ -66,7 +66,7 @@ if [ "${1-}" = --guest ]; then
 			ok "boot 2: $name: create again from the same table"
 			pl_fsck "$dev" && f=1 || f=0
 			pl_sums "$dev" /tmp/tree.sums && s=1 || s=0
-			pl_fio_check "$dev" "${EW_PERSIST_FIO_SIZE:-8M}" && v=1 || v=0
+			pl_fio_check "$dev" 8M && v=1 || v=0
 			note "$name: fsck clean $f, sums match $s, fio verify-check $v"
 			if [ "$mode" = lose ]; then
 				[ $((f + s + v)) = 0 ] && ok "boot 2: $name: control: every check reports the zeroed blocks" ||
@@ -106,7 +106,7 @@ if [ -e /ew/config ]; then
 fi
 top=$(cd "$(dirname "$0")/../.." && pwd)
 specs=("$@")
-[ ${#specs[@]} -gt 0 ] || specs=(raid10:1@clean ddm:2@cut ew:1@cut ew:2@clean)
+[ ${#specs[@]} -gt 0 ] || specs=(raid10:2@clean ddm:2@cut ew:1@cut ew:2@clean)
 fails=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fails=$((fails + 1)); }
