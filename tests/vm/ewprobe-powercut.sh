@@ -66,6 +66,8 @@ if [ "${1-}" = --guest ]; then
 	spare=${disks[4]} base=${disks[5]} meta=$EW_META
 	case "$vcfg $wcfg" in *:*) load_target || { notok "module loaded"; exit 1; } ;; esac
 	klog_mark
+	# which module this boot ran (the tree's .ko may be rebuilt between boots)
+	[ -e /ew/dm-eagerwrite.ko ] && note "module $(sha256sum /ew/dm-eagerwrite.ko | cut -c1-12)"
 	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
 
 	if [ "$vcfg" != - ]; then
