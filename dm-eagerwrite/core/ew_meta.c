@@ -233,6 +233,7 @@ int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
 	sb->ckpt_area = 0;
 	sb->ckpt_seq = 0;
 	sb->journal_seq = 1;
+	sb->flags = EW_META_SB_CLEAN;
 	for (i = 0; i < sb->nr_disks; i++)
 		sb->member_gen[i] = 1;
 	return 0;
@@ -269,6 +270,7 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 	d->total_blocks = cpu_to_le64(sb->total_blocks);
 	d->ckpt_seq = cpu_to_le64(sb->ckpt_seq);
 	d->ckpt_area = cpu_to_le32(sb->ckpt_area);
+	d->flags = cpu_to_le32(sb->flags);
 	d->journal_seq = cpu_to_le64(sb->journal_seq);
 	for (i = 0; i < EW_MAX_DISKS; i++)
 		d->member_gen[i] = cpu_to_le64(sb->member_gen[i]);
@@ -287,7 +289,7 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	    sb->block_size < EW_META_BLOCK_SIZE || !sb->len_blocks ||
 	    !sb->region_blocks || sb->region_blocks >= EW_MAP_NONE ||
 	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS ||
-	    !sb->generation) {
+	    !sb->generation || (sb->flags & ~EW_META_SB_FLAGS)) {
 		*why = E_SB_FIELDS;
 		return -EINVAL;
 	}
@@ -353,6 +355,7 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 	sb->total_blocks = le64_to_cpu(d->total_blocks);
 	sb->ckpt_seq = le64_to_cpu(d->ckpt_seq);
 	sb->ckpt_area = le32_to_cpu(d->ckpt_area);
+	sb->flags = le32_to_cpu(d->flags);
 	sb->journal_seq = le64_to_cpu(d->journal_seq);
 	for (i = 0; i < EW_MAX_DISKS; i++)
 		sb->member_gen[i] = le64_to_cpu(d->member_gen[i]);
@@ -473,6 +476,12 @@ void ew_meta_sb_commit_ckpt(struct ew_meta_sb *sb, u32 area, u64 seq,
 	sb->ckpt_area = area;
 	sb->ckpt_seq = seq;
 	sb->journal_seq = journal_seq;
+}
+
+void ew_meta_sb_set_flags(struct ew_meta_sb *sb, u32 flags)
+{
+	sb->generation++;
+	sb->flags = flags;
 }
 
 /* --- checkpoint --- */
@@ -800,18 +809,21 @@ int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 	*end_seq = seq;
 	if (ret < 0)
 		return ret;
-	/*
-	 * Journal block seq + 1 is never written before seq is durable, so
-	 * a valid one after the end means seq was lost, not torn.
-	 */
 	if (n + 1 < sb->journal_blocks) {
 		const void *next = base + (ew_meta_journal_blocknr(sb, seq + 1) -
 					   sb->journal_start) * EW_META_BLOCK_SIZE;
 
-		if (ew_meta_journal_probe(sb, seq + 1, next)) {
-			*why = E_J_HOLE;
-			return -EINVAL;
-		}
+		return ew_meta_journal_end(sb, seq, next, why);
+	}
+	return 0;
+}
+
+int ew_meta_journal_end(const struct ew_meta_sb *sb, u64 seq,
+			const void *next, const char **why)
+{
+	if (ew_meta_journal_probe(sb, seq + 1, next)) {
+		*why = E_J_HOLE;
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -44,6 +44,15 @@
 /* Layout blocks on each data device start after the member label. */
 #define EW_MEMBER_DATA_OFFSET_SECTORS	2048ULL	/* 1 MiB */
 
+/*
+ * Superblock flags.  CLEAN: written by a clean shutdown (the target's
+ * postsuspend), with nothing to replay and no write in flight; cleared in
+ * a new generation before the next write is accepted.  Loading with it
+ * clear means the array was not shut down cleanly.
+ */
+#define EW_META_SB_CLEAN	0x1U
+#define EW_META_SB_FLAGS	EW_META_SB_CLEAN	/* every flag known */
+
 /* Block numbers of the superblock slots and the first journal block. */
 #define EW_META_SB_SLOTS	2
 #define EW_META_JOURNAL_START	2
@@ -100,7 +109,7 @@ struct ew_meta_sb_disk {
 	__le64 total_blocks;
 	__le64 ckpt_seq;
 	__le32 ckpt_area;
-	__le32 reserved0;
+	__le32 flags;		/* EW_META_SB_* */
 	__le64 journal_seq;
 	__le64 member_gen[EW_MAX_DISKS];
 };
@@ -165,6 +174,7 @@ struct ew_meta_sb {
 	u64 total_blocks;
 	/* the committed state */
 	u32 ckpt_area;		/* area of the current checkpoint */
+	u32 flags;		/* EW_META_SB_* */
 	u64 ckpt_seq;		/* its seq; 0: none yet, the map is empty */
 	u64 journal_seq;	/* first journal block to replay */
 	u64 member_gen[EW_MAX_DISKS];	/* generation of each member label */
@@ -222,8 +232,9 @@ bool ew_meta_block_crc_ok(const void *blk);
 
 /*
  * A new array's superblock: generation 1, no checkpoint (empty map),
- * journal_seq 1, every member generation 1.  g is the table's geometry
- * built on members of (size - EW_MEMBER_DATA_OFFSET_SECTORS).
+ * journal_seq 1, every member generation 1, flags CLEAN (nothing is
+ * written yet).  g is the table's geometry built on members of
+ * (size - EW_MEMBER_DATA_OFFSET_SECTORS).
  */
 int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
 		    const struct ew_geom *g, const u8 *uuid, const char **why);
@@ -297,6 +308,11 @@ int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
  */
 void ew_meta_sb_commit_ckpt(struct ew_meta_sb *sb, u32 area, u64 seq,
 			    u64 journal_seq);
+/*
+ * The superblock of the next generation with new flags, naming the same
+ * checkpoint and journal (clearing CLEAN before the first write).
+ */
+void ew_meta_sb_set_flags(struct ew_meta_sb *sb, u32 flags);
 
 /* --- journal --- */
 
@@ -344,6 +360,13 @@ int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 /* Is blk a valid journal block seq of this array? */
 bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 			   const void *blk);
+/*
+ * The journal ended at seq (not applied); next is journal block seq + 1.
+ * Journal block seq + 1 is never written before seq is durable, so a
+ * valid next block means seq was lost, not torn: -EINVAL with *why.
+ */
+int ew_meta_journal_end(const struct ew_meta_sb *sb, u64 seq,
+			const void *next, const char **why);
 /*
  * The whole replay over the journal area held in memory (journal_blocks
  * blocks from journal_start): from sb->journal_seq until the end.  A

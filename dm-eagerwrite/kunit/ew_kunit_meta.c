@@ -78,6 +78,17 @@ static void ew_meta_sb_flips(struct kunit *test)
 	memset(s0, 0, BS);
 	KUNIT_EXPECT_EQ(test, ew_meta_sb_pick(s0, s1, d, &slot, &why),
 			-ENODATA);
+	/* CLEAN cleared in a new generation, then set again */
+	KUNIT_EXPECT_EQ(test, f->sb.flags, EW_META_SB_CLEAN);
+	ew_meta_sb_set_flags(&f->sb, 0);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_encode(&f->sb, s0), 0ULL);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(s0, 0, d, &why), 0);
+	KUNIT_EXPECT_EQ(test, d->generation, 3ULL);
+	KUNIT_EXPECT_EQ(test, d->flags, 0U);
+	KUNIT_EXPECT_EQ(test, d->journal_seq, 7ULL);
+	f->sb.flags = 0x80;	/* unknown: refused */
+	ew_meta_sb_encode(&f->sb, s0);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(s0, 0, d, &why), -EINVAL);
 }
 
 static void ew_meta_ckpt_and_replay(struct kunit *test)

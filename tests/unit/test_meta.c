@@ -121,6 +121,7 @@ static void test_sb_round_trip(void **state)
 	assert_int_equal(d.ckpt_seq, 0);
 	assert_int_equal(d.member_gen[3], 1);
 	assert_int_equal(d.member_gen[4], 0);
+	assert_int_equal(d.flags, EW_META_SB_CLEAN);	/* nothing written yet */
 	/* the next generation goes to the other slot */
 	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 17);
 	assert_int_equal(ew_meta_sb_encode(&f.sb, blk), 1);
@@ -131,6 +132,37 @@ static void test_sb_round_trip(void **state)
 	/* read back from the wrong slot: a misdirected write */
 	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
 	assert_string_equal(why, "superblock read from the wrong block (misdirected write)");
+}
+
+/* The CLEAN flag: a new generation, same checkpoint and journal. */
+static void test_sb_flags(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	ew_meta_sb_commit_ckpt(&f.sb, 1, 2, 40);
+	ew_meta_sb_set_flags(&f.sb, 0);		/* opened for writes */
+	assert_int_equal(ew_meta_sb_encode(&f.sb, blk), 0);	/* gen 3 */
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_int_equal(d.generation, 3);
+	assert_int_equal(d.flags, 0);
+	assert_int_equal(d.ckpt_area, 1);
+	assert_int_equal(d.ckpt_seq, 2);
+	assert_int_equal(d.journal_seq, 40);
+	ew_meta_sb_set_flags(&f.sb, EW_META_SB_CLEAN);	/* clean shutdown */
+	assert_int_equal(ew_meta_sb_encode(&f.sb, blk), 1);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), 0);
+	assert_int_equal(d.flags, EW_META_SB_CLEAN);
+	/* the flags word is at byte 196; an unknown flag is refused */
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, flags), 196);
+	f.sb.flags = 0x2;
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
 }
 
 static void test_sb_every_byte_flip(void **state)
@@ -1104,6 +1136,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sb_round_trip),
+		cmocka_unit_test(test_sb_flags),
 		cmocka_unit_test(test_sb_every_byte_flip),
 		cmocka_unit_test(test_sb_torn_falls_back),
 		cmocka_unit_test(test_sb_version),

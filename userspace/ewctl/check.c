@@ -199,6 +199,8 @@ int ewctl_check(int argc, char **argv)
 		     (unsigned long long)ld.end_seq,
 		     (unsigned long long)(ld.end_seq - m.sb.journal_seq),
 		     (unsigned long long)ld.records);
+		info(&c, "shutdown: %s", m.sb.flags & EW_META_SB_CLEAN ?
+		     "clean" : "not clean (in use, or a crash)");
 		if (ld.end_damaged)
 			printf("%s: warning: journal ends at seq %llu with a damaged block (a torn last write: its records were never acknowledged)\n",
 			       c.meta, (unsigned long long)ld.end_seq);

@@ -105,6 +105,8 @@ static void dump_json(const struct ewctl_meta *m,
 	printf(", \"ckpt_area\": %u, \"ckpt_seq\": %llu, \"journal_seq\": %llu",
 	       sb->ckpt_area, (unsigned long long)sb->ckpt_seq,
 	       (unsigned long long)sb->journal_seq);
+	printf(", \"flags\": %u, \"clean\": %s", sb->flags,
+	       sb->flags & EW_META_SB_CLEAN ? "true" : "false");
 	printf(", \"member_generations\": [");
 	for (i = 0; i < sb->nr_disks; i++)
 		printf("%s%llu", i ? ", " : "",
@@ -176,6 +178,8 @@ static void dump_text(const struct ewctl_meta *m,
 	else
 		printf("checkpoint       none (empty map)\n");
 	printf("journal from     seq %llu\n", (unsigned long long)sb->journal_seq);
+	printf("shutdown         %s\n", sb->flags & EW_META_SB_CLEAN ?
+	       "clean" : "not clean (in use, or a crash)");
 	if (ld->ret) {
 		printf("map              cannot be rebuilt: %s: %s\n", ld->where,
 		       ld->why);
