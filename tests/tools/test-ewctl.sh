@@ -46,16 +46,21 @@ else nok "bad size unit: exit 2" "rc=$rc"; fi
 if run 2 "$ewctl" table --len 1000 --metadata m a b; then ok "len not whole sectors: exit 2"
 else nok "len not whole sectors: exit 2" "rc=$rc"; fi
 
-# --- geometry: the paper's 2x9x2 on 36 disks of 1 GiB, 1 GiB volume
+# --- geometry: the paper's 2x9x2 on 36 disks of 1 GiB of data (each
+# member 1 GiB + the 1 MiB label area), 1 GiB volume
 if run 0 "$ewctl" geometry --layout ew --disks 36 --mirrors 2 --dilution 2 \
-	--disk-size 1G --len 1G &&
+	--disk-size 1025M --len 1G &&
+   grep -q '^member data *2097152 sectors (262144 blocks) after the 2048-sector label area$' <<<"$out" &&
    grep -q '^capacity *18874368 sectors (9663676416 bytes)$' <<<"$out" &&
    grep -q '^region *29152 blocks per member' <<<"$out" &&
    grep -q '^stripe width *18 disks per replica$' <<<"$out" &&
    grep -q '^Ds *8.99$' <<<"$out"; then ok "geometry 2x9x2 text"
 else nok "geometry 2x9x2 text" "rc=$rc" "$out"; fi
 
-if run 0 "$ewctl" geometry --disks 36 --disk-size 2097152s --len 1G --json &&
+if run 0 "$ewctl" geometry --disks 36 --disk-size 2099200s --len 1G --json &&
+   [ "$(json_get disk_sectors)" = 2097152 ] &&
+   [ "$(json_get data_offset_sectors)" = 2048 ] &&
+   [ "$(json_get meta_sectors)" = 17568 ] &&
    [ "$(json_get capacity_sectors)" = 18874368 ] &&
    [ "$(json_get region_blocks)" = 29152 ] &&
    [ "$(json_get stripe_x100)" = 899 ] &&
@@ -64,20 +69,21 @@ if run 0 "$ewctl" geometry --disks 36 --disk-size 2097152s --len 1G --json &&
 else nok "geometry 2x9x2 json" "rc=$rc" "$out"; fi
 
 # default len is the capacity: region is the whole member, Ds 1
-if run 0 "$ewctl" geometry --disks 36 --disk-size 1GiB --json &&
+if run 0 "$ewctl" geometry --disks 36 --disk-size 1025MiB --json &&
    [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&
    [ "$(json_get region_blocks)" = 262144 ] && [ "$(json_get ds)" = 1.00 ]; then
 	ok "geometry default len = capacity"
 else nok "geometry default len = capacity" "rc=$rc" "$out"; fi
 
-# worked examples of Documentation/geometry.rst (members of 1000 blocks)
-if run 0 "$ewctl" geometry --layout raid10 --disks 6 --disk-size 8000s \
+# worked examples of Documentation/geometry.rst (members of 1000 blocks
+# after the 2048-sector label area)
+if run 0 "$ewctl" geometry --layout raid10 --disks 6 --disk-size 10048s \
 	--chunk-sectors 32 --len 800s --json &&
    [ "$(json_get capacity_blocks)" = 3000 ] && [ "$(json_get region_blocks)" = 36 ]
 then ok "geometry raid10 worked example"
 else nok "geometry raid10 worked example" "rc=$rc" "$out"; fi
 if run 0 "$ewctl" geometry --layout ddm --disks 4 --dilution 1.5 \
-	--disk-size 8000s --chunk-sectors 32 --len 800s --json &&
+	--disk-size 10048s --chunk-sectors 32 --len 800s --json &&
    [ "$(json_get capacity_blocks)" = 1600 ] && [ "$(json_get unit_blocks)" = 10 ] &&
    [ "$(json_get region_blocks)" = 70 ] && [ "$(json_get home_blocks_per_disk)" = 28 ]
 then ok "geometry ddm worked example"
@@ -100,14 +106,15 @@ expect_err "geometry refuses len > capacity" 1 \
 	"$ewctl" geometry --disks 4 --disk-size 1G --len 5G
 
 # --- table: lengths from the files; the smallest member counts
-# raid10 on 4: 60 MiB = 15360 blocks = 960 rows of 16; 2 columns
-want="0 245760 eagerwrite raid10 0 $tmp/meta 4 ${devs4[*]} 0"
+# raid10 on 4: 60 MiB less the 1 MiB label area = 15104 blocks = 944 rows
+# of 16; 2 columns
+want="0 241664 eagerwrite raid10 0 $tmp/meta 4 ${devs4[*]} 0"
 if run 0 "$ewctl" table --layout raid10 --metadata "$tmp/meta" "${devs4[@]}" &&
    [ "$out" = "$want" ] && [ -z "$err" ]; then ok "table raid10 from file sizes"
 else nok "table raid10 from file sizes" "got:  $out" "want: $want" "$err"; fi
-# ew on 4, Dd 2: share 7680 blocks, 2 columns: 15360 blocks
+# ew on 4, Dd 2: share 7552 blocks, 2 columns: 15104 blocks
 if run 0 "$ewctl" table --metadata "$tmp/meta" "${devs4[@]}" &&
-   [ "$out" = "0 122880 eagerwrite ew 0 $tmp/meta 4 ${devs4[*]} 0" ]; then
+   [ "$out" = "0 120832 eagerwrite ew 0 $tmp/meta 4 ${devs4[*]} 0" ]; then
 	ok "table ew default"
 else nok "table ew default" "$out"; fi
 
@@ -120,7 +127,7 @@ else nok "table canonical key order" "$out" "$err"; fi
 
 # --disk-size: the devices are not opened at all
 mapfile -t devs36 < <(seq -f '/dev/nonexistent%g' 1 36)
-if run 0 "$ewctl" table --sync 2 --dilution 2 --disk-size 1G --metadata /dev/md_meta "${devs36[@]}" &&
+if run 0 "$ewctl" table --sync 2 --dilution 2 --disk-size 1025M --metadata /dev/md_meta "${devs36[@]}" &&
    [ "$out" = "0 18874368 eagerwrite ew 4 dilution 2 sync 2 /dev/md_meta 36 ${devs36[*]} 0" ]
 then ok "table 36 disks with --disk-size"
 else nok "table 36 disks with --disk-size" "$out" "$err"; fi
@@ -128,7 +135,7 @@ else nok "table 36 disks with --disk-size" "$out" "$err"; fi
 if run 0 "$ewctl" table --layout ddm --json --metadata "$tmp/meta" "${devs4[@]}" &&
    [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&
    [ "$(json_get table)" = "0 $(json_get len_sectors) eagerwrite ddm 0 $tmp/meta 4 ${devs4[*]} 0" ] &&
-   [ "$(json_get disk_sectors)" = 122880 ]; then ok "table json"
+   [ "$(json_get disk_sectors)" = 120832 ]; then ok "table json"
 else nok "table json" "$out"; fi
 
 expect_err "table refuses dilution on raid10" 1 \

@@ -16,6 +16,7 @@
 #include "ew_compat.h"
 #include "ew_geom.h"
 #include "ew_table.h"
+#include "ew_meta.h"
 #include "ewctl_dev.h"
 
 #define EWCTL_OK	0
@@ -103,6 +104,19 @@ void ewctl_json_str(FILE *f, const char *s);
  */
 void ewctl_print_geometry(FILE *f, const struct ew_table_args *t,
 			  const struct ew_geom *g, bool json);
+
+/*
+ * Sectors of a member of member_bytes the layout may use: the first
+ * EW_MEMBER_DATA_OFFSET_SECTORS hold the member label (the target builds
+ * its geometry on the same figure).  0 for a member smaller than that.
+ */
+static inline u64 ewctl_member_data_sectors(u64 member_bytes)
+{
+	u64 s = member_bytes / 512;
+
+	return s > EW_MEMBER_DATA_OFFSET_SECTORS ?
+	       s - EW_MEMBER_DATA_OFFSET_SECTORS : 0;
+}
 
 /* Formats x100 as a decimal with two digits ("8.99", "1.00"). */
 void ewctl_fmt_x100(char *buf, size_t len, u64 x100);

@@ -23,7 +23,8 @@ static void usage(FILE *f)
 "\n"
 "  --disks N          number of data devices (2..64)\n"
 "  --disk-size SIZE   size of each member: bytes, or with a unit s\n"
-"                     (sectors), K, M, G, T, P (powers of 1024)\n"
+"                     (sectors), K, M, G, T, P (powers of 1024); its\n"
+"                     first 1 MiB holds the member label\n"
 "  --len SIZE         logical length (default: the capacity)\n"
 "  --json             one JSON object instead of text\n"
 "  -h, --help         this help\n"
@@ -88,12 +89,15 @@ void ewctl_print_geometry(FILE *f, const struct ew_table_args *t,
 			g->p.chunk_sectors, g->chunk_blocks, t->delay_queue);
 		fprintf(f,
 			", \"disk_sectors\": %llu, \"disk_blocks\": %llu"
+			", \"data_offset_sectors\": %llu, \"meta_sectors\": %llu"
 			", \"capacity_sectors\": %llu, \"capacity_bytes\": %llu"
 			", \"capacity_blocks\": %llu"
 			", \"len_sectors\": %llu, \"len_bytes\": %llu"
 			", \"len_blocks\": %llu",
 			(unsigned long long)g->p.disk_sectors,
 			(unsigned long long)g->disk_blocks,
+			(unsigned long long)EW_MEMBER_DATA_OFFSET_SECTORS,
+			(unsigned long long)ew_meta_size_sectors(g),
 			(unsigned long long)(g->capacity_blocks * bs),
 			(unsigned long long)(g->capacity_blocks * bs * 512),
 			(unsigned long long)g->capacity_blocks,
@@ -126,11 +130,13 @@ void ewctl_print_geometry(FILE *f, const struct ew_table_args *t,
 		t->block_size, g->p.block_sectors);
 	fprintf(f, "%-16s %u sectors (%u blocks)\n", "chunk",
 		g->p.chunk_sectors, g->chunk_blocks);
-	fprintf(f, "%-16s %llu sectors (%llu blocks)\n", "member size",
-		(unsigned long long)g->p.disk_sectors,
-		(unsigned long long)g->disk_blocks);
+	fprintf(f, "%-16s %llu sectors (%llu blocks) after the %llu-sector label area\n",
+		"member data", (unsigned long long)g->p.disk_sectors,
+		(unsigned long long)g->disk_blocks,
+		(unsigned long long)EW_MEMBER_DATA_OFFSET_SECTORS);
 	pr_size(f, "capacity", g->capacity_blocks * bs);
 	pr_size(f, "length", g->len_blocks * bs);
+	pr_size(f, "metadata", ew_meta_size_sectors(g));
 	if (g->p.layout == EW_LAYOUT_DDM)
 		fprintf(f, "%-16s %u pairs (home and partner each)\n",
 			"stripe width", g->width);
@@ -247,7 +253,7 @@ int ewctl_geometry(int argc, char **argv)
 		struct ew_geom_params p;
 		u64 cap;
 
-		ew_table_geom_params(&t, disk / 512, &p);
+		ew_table_geom_params(&t, ewctl_member_data_sectors(disk), &p);
 		if (ew_geom_check(&p, &err)) {
 			fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 			return EWCTL_FAIL;
@@ -255,7 +261,8 @@ int ewctl_geometry(int argc, char **argv)
 		cap = ew_geom_capacity_blocks(&p);
 		len = cap * p.block_sectors * 512;
 	}
-	if (ew_table_geom(&t, disk / 512, len / 512, &g, &err)) {
+	if (ew_table_geom(&t, ewctl_member_data_sectors(disk), len / 512, &g,
+			  &err)) {
 		fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 		return EWCTL_FAIL;
 	}

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 "devices DEV... (2..64, distinct) and the metadata device.  Only the\n"
 "layout options given appear in the line.  <len> is the capacity unless\n"
 "--len is given.  Member sizes are read from the devices (BLKGETSIZE64\n"
-"for block devices, the size of regular files); the smallest counts.\n"
+"for block devices, the size of regular files); the smallest counts,\n"
+"less the first 1 MiB of each member, which holds its label.\n"
 "\n"
 "  --metadata DEV     the metadata device (required)\n"
 "  --len SIZE         logical length (default: the capacity); sizes are\n"
@@ -142,14 +143,15 @@ int ewctl_table(int argc, char **argv)
 	if (!have_len) {
 		struct ew_geom_params p;
 
-		ew_table_geom_params(&t, disk / 512, &p);
+		ew_table_geom_params(&t, ewctl_member_data_sectors(disk), &p);
 		if (ew_geom_check(&p, &err)) {
 			fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 			return EWCTL_FAIL;
 		}
 		len = ew_geom_capacity_blocks(&p) * p.block_sectors * 512;
 	}
-	if (ew_table_geom(&t, disk / 512, len / 512, &g, &err)) {
+	if (ew_table_geom(&t, ewctl_member_data_sectors(disk), len / 512, &g,
+			  &err)) {
 		fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 		return EWCTL_FAIL;
 	}
@@ -175,7 +177,7 @@ int ewctl_table(int argc, char **argv)
 		       (unsigned long long)(len / 512),
 		       (unsigned long long)(g.capacity_blocks *
 					    g.p.block_sectors),
-		       (unsigned long long)(disk / 512),
+		       (unsigned long long)ewctl_member_data_sectors(disk),
 		       (unsigned long long)g.region_blocks, g.p.block_sectors);
 	}
 	return EWCTL_OK;
