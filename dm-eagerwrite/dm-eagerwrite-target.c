@@ -92,6 +92,7 @@
 #include "core/ew_place.h"
 #include "core/ew_table.h"
 #include "core/ew_map.h"
+#include "core/ew_meta.h"
 
 #define DM_MSG_PREFIX "eagerwrite"
 
@@ -99,8 +100,6 @@
 #define EW_COPIES_PER_DISK	4	/* background copies in flight per disk */
 #define EW_MAX_DISCARD_BLOCKS	65536	/* discard bios are split to this */
 #define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
-/* Metadata device minimum: 1 MiB of superblock and journal, two maps. */
-#define EW_META_FIXED_SECTORS	2048
 
 enum ew_counter {
 	EW_C_READS,
@@ -295,7 +294,18 @@ static void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
 			  (u32)rep[r].home;
 }
 
-static sector_t ew_block_sector(struct ew_array *a, u32 pblock)
+/*
+ * A physical block's sector on its member: the layout starts after the
+ * member label (EW_MEMBER_DATA_OFFSET_SECTORS).  Every member I/O goes
+ * through here.
+ */
+static sector_t ew_block_sector(struct ew_array *a, u64 pblock)
+{
+	return EW_MEMBER_DATA_OFFSET_SECTORS + pblock * a->block_sectors;
+}
+
+/* The same block as the disk model sees it (the model covers the layout). */
+static sector_t ew_block_lba(struct ew_array *a, u32 pblock)
 {
 	return (sector_t)pblock * a->block_sectors;
 }
@@ -307,7 +317,7 @@ static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
 
-	ew_head_complete(&m->model, &m->head, ew_block_sector(a, pblock),
+	ew_head_complete(&m->model, &m->head, ew_block_lba(a, pblock),
 			 a->block_sectors, end_ns);
 	if (pred_ns) {
 		a->err_sum_ns += measured > pred_ns ? measured - pred_ns :
@@ -676,7 +686,7 @@ static void ew_discard_run(struct ew_array *a, u32 disk)
 	if (a->run_len[disk] && bdev_max_discard_sectors(bdev))
 		/* advisory: an error leaves old data in a free place */
 		blkdev_issue_discard(bdev,
-				     a->run_start[disk] * a->block_sectors,
+				     ew_block_sector(a, a->run_start[disk]),
 				     a->run_len[disk] * a->block_sectors,
 				     GFP_NOIO);
 	a->run_len[disk] = 0;
@@ -1206,13 +1216,6 @@ static void ew_target_free(struct ew_target *t)
 	kfree(t);
 }
 
-static sector_t ew_meta_min_sectors(const struct ew_geom *g)
-{
-	u64 map = ew_map_bytes(g->len_blocks, g->p.mirrors);
-
-	return EW_META_FIXED_SECTORS + 2 * DIV_ROUND_UP(map, 512);
-}
-
 static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct ew_target *t;
@@ -1275,6 +1278,9 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 				goto bad;
 			}
 	}
+	/* the layout starts after each member's label */
+	disk_sectors = disk_sectors > EW_MEMBER_DATA_OFFSET_SECTORS ?
+		disk_sectors - EW_MEMBER_DATA_OFFSET_SECTORS : 0;
 	/* the table words stay with dm; keep no pointers into them */
 	t->args.metadata_dev = NULL;
 	memset(t->args.data_devs, 0, sizeof(t->args.data_devs));
@@ -1287,7 +1293,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Data devices too large for 32-bit block numbers";
 		goto bad;
 	}
-	if (bdev_nr_sectors(t->meta->bdev) < ew_meta_min_sectors(g)) {
+	if (bdev_nr_sectors(t->meta->bdev) < ew_meta_size_sectors(g)) {
 		ti->error = "Metadata device too small";
 		goto bad;
 	}
@@ -1674,7 +1680,7 @@ static int ew_iterate_devices(struct dm_target *ti,
 	u32 i;
 
 	for (i = 0; !ret && i < t->nr; i++)
-		ret = fn(ti, t->dev[i], 0,
+		ret = fn(ti, t->dev[i], EW_MEMBER_DATA_OFFSET_SECTORS,
 			 (sector_t)t->a->geom.region_blocks *
 			 t->a->block_sectors, data);
 	return ret;
