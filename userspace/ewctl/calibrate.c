@@ -28,8 +28,8 @@
  * 1% of a turn by recalibrating every two minutes, each time cheaply.
  * Here each later round is a short burst of reads whose cluster gives one
  * more anchor instant; the whole number of turns since the first anchor
- * is rounded with the current period, and the period refitted over that
- * baseline.  The gaps widen (at most 4 x the baseline so far, up to
+ * is rounded with the current period, and the period refitted over every
+ * anchor by least squares.  The gaps widen (at most 4 x the baseline so far, up to
  * --every), so the rounding stays right: a period good to 1/64 of a turn
  * over the baseline B drifts by at most 4/64 of a turn over 4 B.  The
  * period's error then falls as 1/baseline, and the phase is taken from
@@ -538,14 +538,40 @@ int ewctl_calibrate(int argc, char **argv)
 					    kt, slip, r, phase);
 				continue;
 			}
-			rn = (u64)llround((anchor - a0) / (double)kt);
 			anch[na] = anchor;
 			turns_of[na++] = kt;
-			for (j = 1; j < na; j++) {
-				double off = anch[j] - a0 - (double)turns_of[j] * (double)rn;
+			/*
+			 * Least squares over every anchor (centred: the sums
+			 * of raw products would overflow a double's 53 bits),
+			 * then the line moved down to the earliest anchor:
+			 * every anchor is late by its own delay, the least
+			 * late one is the best estimate of the angle.
+			 */
+			{
+				long double mk = 0, my = 0, sxx = 0, sxy = 0, ic;
 
-				if (off < min_off)
-					min_off = off;
+				for (j = 0; j < na; j++) {
+					mk += turns_of[j];
+					my += anch[j] - a0;
+				}
+				mk /= na;
+				my /= na;
+				for (j = 0; j < na; j++) {
+					long double dk = turns_of[j] - mk;
+
+					sxx += dk * dk;
+					sxy += dk * (anch[j] - a0 - my);
+				}
+				rn = (u64)llroundl(sxy / sxx);
+				ic = my - (long double)rn * mk;
+				min_off = (double)ic;
+				for (j = 0; j < na; j++) {
+					double off = (double)((long double)anch[j] - a0 -
+							      (long double)turns_of[j] * rn);
+
+					if (off < min_off)
+						min_off = off;
+				}
 			}
 			r = rn;
 			if (end_angle_of(d, bytes, sector, r, &end_angle)) {
