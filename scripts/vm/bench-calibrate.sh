@@ -73,20 +73,23 @@ for i in $(seq 0 $((disks - 1))); do
 		}
 	}'
 done >/tmp/cal.out
-grep '^CAL' /tmp/cal.out
-while read -r l; do printf '%s\n' "$l" >"$chan"; done </tmp/cal.out
-# |error| percentiles: all samples, and those of intervals at the full gap.
-grep '^SAMPLE' /tmp/cal.out | awk -v every="$every" '
-	function abs(x) { return x < 0 ? -x : x }
-	{ p[++np] = abs($3); o[np] = abs($4)
-	  if ($5 >= 1) { f[++nf] = abs($3); bias += $3 } }
-	function pct(a, n, q,   i, j, x) {	# insertion sort, n is small
-		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return a[int(q * (n - 1) + 1.5)]
-	}
-	END {
-		printf "# periodic (all intervals, %d samples): |error| p50 %.4f p98 %.4f max %.4f rev\n", np, pct(p, np, 0.5), pct(p, np, 0.98), pct(p, np, 1)
-		if (nf) printf "# periodic (from round 1 on, %d samples): |error| p50 %.4f p98 %.4f max %.4f rev; mean error %+.4f rev (%+.0f ns: late completions make it negative)\n", nf, pct(f, nf, 0.5), pct(f, nf, 0.98), pct(f, nf, 1), bias / nf, bias / nf * 5973121
-		printf "# once (round 0 only, same instants): |error| p50 %.4f p98 %.4f max %.4f rev\n", pct(o, np, 0.5), pct(o, np, 0.98), pct(o, np, 1)
-	}'
+grep '^CAL' /tmp/cal.out | tee "$chan"
+# |error| percentiles: all samples, from round 1 on, and round 0's
+# estimate never refreshed (same instants).
+pctl() {	# pctl NAME FILE: p50, p98, max of the numbers in FILE
+	sort -g "$2" | awk -v name="$1" '{ v[NR] = $1 }
+		function q(f) { return v[int(f * (NR - 1) + 1.5)] }
+		END { if (NR) printf "# %s, %d samples: |error| p50 %.4f p98 %.4f max %.4f rev\n", name, NR, q(0.5), q(0.98), v[NR] }'
+}
+grep '^SAMPLE' /tmp/cal.out | awk '{ print ($3 < 0 ? -$3 : $3) }' >/tmp/s.all
+grep '^SAMPLE' /tmp/cal.out | awk '$5 >= 1 { print ($3 < 0 ? -$3 : $3) }' >/tmp/s.steady
+grep '^SAMPLE' /tmp/cal.out | awk '{ print ($4 < 0 ? -$4 : $4) }' >/tmp/s.once
+{
+	pctl "periodic (all intervals)" /tmp/s.all
+	pctl "periodic (from round 1 on)" /tmp/s.steady
+	grep '^SAMPLE' /tmp/cal.out | awk '$5 >= 1 { s += $3; n++ }
+		END { if (n) printf "# periodic (from round 1 on): mean error %+.4f rev (%+.0f ns; late completions make it negative)\n", s / n, s / n * 5973121 }'
+	pctl "once (round 0 only, same instants)" /tmp/s.once
+} | tee /tmp/cal.summary
+cat /tmp/cal.summary >"$chan"
 exit 0
