@@ -1,0 +1,172 @@
+#!/bin/bash
+# vm-run: --disks 4 --disk-size 16M --meta-size 8M --timeout 900
+#
+# Issue 5's corruption rule in the target: metadata damaged by a single
+# byte must make the target refuse the table with a precise message, or
+# fall back to a valid older superblock; it must never serve wrong data.
+#
+# Set-up, on the four members and the metadata disk, each behind a
+# dm-flakey device: an ew array (2 mirrors, 4 MiB) is created, 1 MiB of
+# random data written, the array removed (clean: a checkpoint) and
+# created again (the older superblock stays valid in the other slot),
+# then `ewprobe write` (write + fdatasync of self-checksummed blocks,
+# its log on tmpfs), and a crash: every flakey device drops writes, the
+# array is removed (its shutdown writes are lost), so the journal holds
+# blocks to replay.  The disks of that state are saved.
+#
+# Cases: restore the saved disks, xor one byte with 0x5a (located with
+# `ewctl dump --json`), create the array from the same table line:
+#
+#   superblock in use           loads from the older slot, or is refused
+#   older superblock            loads
+#   checkpoint block            refused, the kernel log says "checkpoint"
+#   journal block (not last)    refused, "journal"
+#   member label                refused, "label"
+#   last journal block          only with the argument "journal-end":
+#                               refused, or loads with every acknowledged
+#                               write (today it loads without the block's
+#                               writes: recovery takes it for a torn write)
+#
+# When it loads: `ewctl`-independent checks, the 1 MiB sha256 and
+# `ewprobe verify` (every acknowledged write there, no garbage, no other
+# block's data).  A refusal must name the problem in the kernel log.
+# The undamaged state must load and verify (the control).
+set -u
+export DM_DISABLE_UDEV=1
+# shellcheck source=tests/vm/target-lib.sh
+. "$EW_TESTS/vm/target-lib.sh"
+
+w=/tmp/cor
+mkdir -p "$w"
+mapfile -t disks </ew/disks
+meta=$(cat /ew/meta)
+devs=("$meta" "${disks[@]:0:4}")	# f0 is the metadata device
+len=4M
+
+load_target || { notok "eagerwrite target loaded"; finish; }
+modprobe dm-flakey 2>/dev/null
+
+sectors() { blockdev --getsz "$1"; }
+# flakey_up / flakey_drop: f0..f4 over the disks, passing / dropping writes
+flakey() {
+	local mode=$1 i n t
+	for i in "${!devs[@]}"; do
+		n=$(sectors "${devs[$i]}")
+		if [ "$mode" = up ]; then t="0 $n flakey ${devs[$i]} 0 3600 0"
+		else t="0 $n flakey ${devs[$i]} 0 0 3600 1 drop_writes"; fi
+		if dmsetup info "f$i" >/dev/null 2>&1; then
+			dmsetup suspend "f$i" && dmsetup reload "f$i" --table "$t" &&
+				dmsetup resume "f$i" || return 1
+		else
+			dmsetup create "f$i" --table "$t" || return 1
+		fi
+	done
+}
+unflakey() { local i; for i in "${!devs[@]}"; do dmsetup remove "f$i" 2>/dev/null; done; return 0; }
+table() {
+	ewctl table --layout ew --mirrors 2 --dilution 2 --len "$len" \
+		--metadata /dev/mapper/f0 /dev/mapper/f1 /dev/mapper/f2 /dev/mapper/f3 /dev/mapper/f4
+}
+flip() {	# flip DEV BYTE: xor one byte with 0x5a
+	local b
+	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none | od -An -tu1 | tr -d ' ')
+	# shellcheck disable=SC2059 # the format is the byte
+	printf "\\x$(printf %02x $((b ^ 0x5a)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc,fsync status=none
+}
+
+# --- the crash state
+for d in "${devs[@]}"; do dd if=/dev/zero of="$d" bs=1M count=2 conv=fsync status=none; done
+dd if=/dev/zero of="$meta" bs=1M conv=fsync status=none 2>/dev/null
+flakey up || { notok "dm-flakey over the disks"; finish; }
+t=$(table) || { notok "ewctl table"; unflakey; finish; }
+dd if=/dev/urandom of="$w/data" bs=1M count=1 status=none
+# shellcheck disable=SC2317 # called through check
+setup() {
+	dmsetup create ew --table "$t" || return 1
+	dd if="$w/data" of=/dev/mapper/ew bs=1M seek=1 oflag=direct conv=fsync status=none || return 1
+	dmsetup remove ew || return 1
+	dmsetup create ew --table "$t" || return 1
+	ewprobe write --log "$w/probe.log" --count 40 --blocks 64 --seed 7 --force \
+		/dev/mapper/ew >"$w/write.out" 2>&1 || { cat "$w/write.out"; return 1; }
+	flakey drop || return 1
+	dmsetup remove ew || return 1
+	unflakey
+}
+check "crash state: create, write, remove, create, ewprobe write, crash" setup
+for i in "${!devs[@]}"; do dd if="${devs[$i]}" of="$w/img$i" bs=1M status=none; done
+ewctl dump --json "$meta" >"$w/dump.json" 2>&1
+ewctl check "$meta" "${disks[@]:0:4}" | sed 's/^/# /'
+j() { jq -r "$1" "$w/dump.json"; }
+if ! j .journal_length >/dev/null 2>&1 || [ "$(j .journal_length)" -lt 3 ] ||
+   [ "$(j .ckpt_seq)" = 0 ] || [ "$(j '.slots[0]')" = "$(j '.slots[1]')" ]; then
+	notok "crash state has a checkpoint, 3+ journal blocks to replay, two valid slots"
+	sed 's/^/#   /' "$w/dump.json"
+	finish
+fi
+ok "crash state has a checkpoint, $(j .journal_length) journal blocks to replay, two valid slots"
+cur=$(j .slot) area=$(j .ckpt_area) cstart=$(j ".ckpt_start[$(j .ckpt_area)]")
+js=$(j .journal_start) jb=$(j .journal_blocks) s0=$(j .journal_seq) se=$(j .journal_end_seq)
+jblk() { echo $((js + $1 % jb)); }
+
+restore() { local i; for i in "${!devs[@]}"; do dd if="$w/img$i" of="${devs[$i]}" bs=1M conv=fsync status=none; done; }
+
+judge() {	# judge WANT:LOADED GOOD WORD MSG
+	case $1 in
+	load:1|either:*:1) [ "$2" = 1 ] ;;
+	refuse:*:0|either:*:0) grep -qi -- "$3" <<<"$4" ;;
+	*) false ;;
+	esac
+}
+
+# try NAME DEV BYTE WANT: damage, create, judge.  WANT: refuse:WORD (must
+# be refused, the kernel log naming WORD), load (must load and verify),
+# either:WORD (refused naming WORD, or loads and verifies)
+try() {
+	local name=$1 dev=$2 byte=$3 want=$4 word loaded=0 good=1 why=""
+	restore
+	[ "$byte" = - ] || flip "$dev" "$byte"
+	flakey up || { notok "$name: flakey"; return; }
+	klog_mark
+	if dmsetup create ew --table "$t" 2>"$w/create.err"; then
+		loaded=1
+		dd if=/dev/mapper/ew bs=1M skip=1 count=1 iflag=direct status=none | cmp -s - "$w/data" ||
+			{ good=0; why="$why 1 MiB of data differs;"; }
+		ewprobe verify --log "$w/probe.log" /dev/mapper/ew >"$w/verify.out" 2>&1 ||
+			{ good=0; why="$why $(grep -E '^(block|acked|result)' "$w/verify.out" | head -n 4 | tr '\n' '|')"; }
+		dmsetup remove ew || good=0
+	fi
+	unflakey
+	msg=$(dmesg | tail -n +$((klog_from + 1)) | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')
+	word=${want#*:}
+	if judge "$want:$loaded" "$good" "$word" "$msg"; then
+		if [ "$loaded" = 1 ]; then ok "$name: loads, data verified"
+		else ok "$name: refused: $msg"; fi
+	else
+		if [ "$loaded" = 1 ]; then notok "$name: loaded (want $want);$why"
+		else notok "$name: refused without naming '$word' (want $want): $(tr '\n' ' ' <"$w/create.err") $msg"; fi
+	fi
+	[ "$loaded" = 1 ] && [ -n "$msg" ] && note "$name: kernel: $msg"
+	klog_clean || notok "$name: kernel log clean"
+}
+
+try "undamaged (control)" "$meta" - load
+try "superblock in use (slot $cur), byte 300" "$meta" $((cur * 4096 + 300)) either:superblock
+try "superblock in use (slot $cur), magic" "$meta" $((cur * 4096)) either:superblock
+try "older superblock (slot $((1 - cur)))" "$meta" $(((1 - cur) * 4096 + 300)) load
+try "checkpoint area $area block 0, header" "$meta" $((cstart * 4096 + 16)) refuse:checkpoint
+try "checkpoint area $area block 0, payload" "$meta" $((cstart * 4096 + 200)) refuse:checkpoint
+try "journal seq $s0 (first replayed)" "$meta" $(($(jblk "$s0") * 4096 + 100)) refuse:journal
+try "journal seq $(((s0 + se) / 2)) (middle)" "$meta" $(($(jblk $(((s0 + se) / 2))) * 4096 + 8)) refuse:journal
+try "member 2 label" "${disks[2]}" 70 refuse:label
+try "member 0 label, magic" "${disks[0]}" 1 refuse:label
+# The last journal block: recovery takes a damaged end for a torn write
+# (Documentation/on-disk-format.rst), so a flip there drops that block's
+# acknowledged writes, and the target says nothing.  That fails this
+# test's rule today: run it with the argument "journal-end".
+if [ "${1:-}" = journal-end ]; then
+	try "last journal block (seq $((se - 1)))" "$meta" $(($(jblk $((se - 1))) * 4096 + 100)) either:journal
+else
+	note "not run: the last journal block (fails today, a known finding; argument journal-end runs it)"
+fi
+finish
