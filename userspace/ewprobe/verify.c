@@ -23,6 +23,13 @@
  *
  * lost and corrupt are failures (exit 1).  Blocks with an intent but no
  * acknowledgement are read and counted, never judged.
+ *
+ * --scan also reads every block of the run's range the log never
+ * mentions.  Such a block may hold zeros or a probe block of another run
+ * at its own address (stale: what was there before, not judged); a
+ * probe block of this run (its intent was never logged, or it is another
+ * block's data), another address's probe block, or garbage is foreign
+ * data, a failure like corrupt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +45,7 @@
 #include "ewprobe.h"
 
 static const char verify_usage[] =
-"usage: ewprobe verify --log FILE [--json] PATH\n"
+"usage: ewprobe verify --log FILE [--scan] [--json] PATH\n"
 "\n"
 "Check PATH against the log of an `ewprobe write` run (the last run in\n"
 "FILE): every acknowledged block must hold its acknowledged data or a\n"
@@ -46,11 +53,15 @@ static const char verify_usage[] =
 "capture: other text and a torn last line are skipped.\n"
 "\n"
 "  --log FILE   the channel's capture (a listener's file, a serial log)\n"
+"  --scan       also read every block of the run's range that the log\n"
+"               never mentions: none may hold foreign data (this run's\n"
+"               writes, another address's probe block, garbage)\n"
 "  --json       print one JSON object instead of text\n"
 "\n"
 "Prints totals: acked (blocks with an acknowledged write), verified,\n"
 "later-write, lost, corrupt, and the unacknowledged blocks seen.\n"
-"Exit: 0 nothing lost, 1 a lost or corrupt acknowledged write, 2 usage\n"
+"Exit: 0 nothing lost, 1 a lost or corrupt acknowledged write (or, with\n"
+"--scan, a block holding foreign data), 2 usage\n"
 "error or unusable log, 3 I/O error reading PATH or FILE.\n";
 
 #define MAX_ERR_REPORT	100
@@ -70,8 +81,10 @@ struct log {
 	bool torn_tail;
 };
 
-enum verdict { V_VERIFIED, V_LATER, V_LOST, V_CORRUPT };
-static const char *const verdict_names[] = { "verified", "later-write", "lost", "corrupt" };
+enum verdict { V_VERIFIED, V_LATER, V_LOST, V_CORRUPT, V_FOREIGN };
+static const char *const verdict_names[] = {
+	"verified", "later-write", "lost", "corrupt", "foreign"
+};
 
 struct problem {
 	enum verdict v;
@@ -80,8 +93,11 @@ struct problem {
 };
 
 struct totals {
-	size_t acked, verdicts[4], unacked, unacked_landed, acks, intents;
+	size_t acked, verdicts[5], unacked, unacked_landed, acks, intents;
 	size_t later_unlogged;	/* later writes whose intent is among damaged records */
+	/* --scan: blocks of the range the log never mentions */
+	bool scan;
+	size_t scanned, scan_zero, scan_stale, foreign;
 	struct problem *p;
 	size_t np;
 };
@@ -286,6 +302,49 @@ static void problem(struct totals *tot, enum verdict v, uint64_t block, uint64_t
  * Judge one block.  @g[0..n) are the writes logged for it in seq order;
  * @a is the index of the latest acknowledged one.
  */
+/*
+ * A block the log never mentions (--scan): zeros or another run's probe
+ * block at its own address are what was there before; anything else is
+ * foreign data.
+ */
+static void scan_block(const struct log *l, struct totals *tot, uint64_t blk,
+		       const unsigned char *got)
+{
+	struct ewp_block_hdr h;
+	struct problem *p;
+	char found[96];
+
+	tot->scanned++;
+	switch (ewp_block_check(got, (uint32_t)l->bs, &h)) {
+	case EWP_BLOCK_ZERO:
+		tot->scan_zero++;
+		return;
+	case EWP_BLOCK_BAD:
+		snprintf(found, sizeof(found), "garbage (not a probe block, or a bad checksum)");
+		break;
+	case EWP_BLOCK_VALID:
+		if (h.block == blk && (h.seed != l->seed || h.id != ewp_write_id(h.seed, h.seq))) {
+			tot->scan_stale++;
+			return;
+		}
+		if (h.block != blk)
+			snprintf(found, sizeof(found), "the data of block %" PRIu64 " (seq %" PRIu64 ")",
+				 h.block, h.seq);
+		else
+			snprintf(found, sizeof(found), "write seq %" PRIu64 " of this run, never logged",
+				 h.seq);
+		break;
+	}
+	tot->foreign++;
+	if (tot->np >= MAX_ERR_REPORT)
+		return;
+	p = &tot->p[tot->np++];
+	p->v = V_FOREIGN;
+	p->block = blk;
+	p->seq = 0;
+	memcpy(p->found, found, sizeof(found));
+}
+
 static void judge(const struct log *l, struct totals *tot, const struct ent *g,
 		  size_t n, size_t a, const unsigned char *got, unsigned char **imgs)
 {
@@ -387,6 +446,20 @@ static int check_blocks(int fd, const struct log *l, struct totals *tot, const c
 		tot->acked++;
 		judge(l, tot, g, j - i, a, got, imgs);
 	}
+	/* l->e is sorted by block: walk it alongside the range. */
+	for (uint64_t blk = 0, k = 0; !ret && tot->scan && blk < l->blocks; blk++) {
+		while (k < l->n && l->e[k].block < blk)
+			k++;
+		if (k < l->n && l->e[k].block == blk)
+			continue;
+		if (read_block(fd, got, l->bs, blk) < 0) {
+			ewp_err("verify: %s: reading block %" PRIu64 ": %s", path, blk,
+				strerror(errno));
+			ret = EWP_FAIL;
+			break;
+		}
+		scan_block(l, tot, blk, got);
+	}
 	for (size_t i = 0; imgs && i < maxg; i++)
 		free(imgs[i]);
 	free(imgs);
@@ -407,10 +480,17 @@ static void print_text(const char *path, const char *logpath, const struct log *
 	if (l->inconsistent)
 		printf("log: %zu records contradict another with the same seq (ignored)\n",
 		       l->inconsistent);
-	for (size_t i = 0; i < t->np; i++)
-		printf("block %" PRIu64 ": %s: acknowledged write seq %" PRIu64 " is not there; found %s\n",
-		       t->p[i].block, verdict_names[t->p[i].v], t->p[i].seq, t->p[i].found);
-	if (t->np < t->verdicts[V_LOST] + t->verdicts[V_CORRUPT])
+	for (size_t i = 0; i < t->np; i++) {
+		if (t->p[i].v == V_FOREIGN)
+			printf("block %" PRIu64 ": foreign: never written by this run's log; found %s\n",
+			       t->p[i].block, t->p[i].found);
+		else
+			printf("block %" PRIu64 ": %s: acknowledged write seq %" PRIu64
+			       " is not there; found %s\n",
+			       t->p[i].block, verdict_names[t->p[i].v], t->p[i].seq,
+			       t->p[i].found);
+	}
+	if (t->np < t->verdicts[V_LOST] + t->verdicts[V_CORRUPT] + t->foreign)
 		printf("(only the first %d problems are listed)\n", MAX_ERR_REPORT);
 	printf("intents %zu, acks %zu\n", t->intents, t->acks);
 	printf("acked %zu, verified %zu, later-write %zu, lost %zu, corrupt %zu\n",
@@ -421,9 +501,14 @@ static void print_text(const char *path, const char *logpath, const struct log *
 	if (t->later_unlogged)
 		printf("(%zu later writes of this run whose intents are among the damaged records)\n",
 		       t->later_unlogged);
+	if (t->scan)
+		printf("scan: %zu blocks the log never mentions: %zu zeros, %zu stale (another run's, at their own address), %zu foreign\n",
+		       t->scanned, t->scan_zero, t->scan_stale, t->foreign);
 	if (t->verdicts[V_LOST] + t->verdicts[V_CORRUPT])
 		printf("result: FAIL - %zu acknowledged writes did not survive: the stack lied about durability\n",
 		       t->verdicts[V_LOST] + t->verdicts[V_CORRUPT]);
+	else if (t->foreign)
+		printf("result: FAIL - %zu blocks the log never wrote hold foreign data\n", t->foreign);
 	else
 		printf("result: OK - every acknowledged write survived\n");
 }
@@ -440,12 +525,16 @@ static void print_json(const char *path, const char *logpath, const struct log *
 	       "\"torn_last_line\":%s,\"runs\":%zu,\"ended\":%s,\"inconsistent\":%zu,"
 	       "\"intents\":%zu,\"acks\":%zu,\"acked\":%zu,\"verified\":%zu,\"later_write\":%zu,"
 	       "\"lost\":%zu,\"corrupt\":%zu,\"unacked\":%zu,\"unacked_landed\":%zu,"
-	       "\"later_unlogged\":%zu,\"problems\":[",
+	       "\"later_unlogged\":%zu,",
 	       l->bs, l->blocks, l->seed, l->lines, l->records, l->noise, l->bad,
 	       l->torn_tail ? "true" : "false", l->runs, l->ended ? "true" : "false",
 	       l->inconsistent, t->intents, t->acks, t->acked, t->verdicts[V_VERIFIED],
 	       t->verdicts[V_LATER], t->verdicts[V_LOST], t->verdicts[V_CORRUPT],
 	       t->unacked, t->unacked_landed, t->later_unlogged);
+	if (t->scan)
+		printf("\"scanned\":%zu,\"scan_zero\":%zu,\"scan_stale\":%zu,\"foreign\":%zu,",
+		       t->scanned, t->scan_zero, t->scan_stale, t->foreign);
+	printf("\"problems\":[");
 	for (size_t i = 0; i < t->np; i++) {
 		printf("%s{\"block\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"kind\":\"%s\",\"found\":",
 		       i ? "," : "", t->p[i].block, t->p[i].seq, verdict_names[t->p[i].v]);
@@ -453,7 +542,7 @@ static void print_json(const char *path, const char *logpath, const struct log *
 		printf("}");
 	}
 	printf("],\"result\":\"%s\"}\n",
-	       t->verdicts[V_LOST] + t->verdicts[V_CORRUPT] ? "fail" : "ok");
+	       t->verdicts[V_LOST] + t->verdicts[V_CORRUPT] + t->foreign ? "fail" : "ok");
 }
 
 int ewp_cmd_verify(int argc, char **argv)
@@ -461,6 +550,7 @@ int ewp_cmd_verify(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "log", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "scan", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -475,6 +565,7 @@ int ewp_cmd_verify(int argc, char **argv)
 		switch (c) {
 		case 'l': logpath = optarg; break;
 		case 'j': json = true; break;
+		case 's': tot.scan = true; break;
 		case 'h':
 			fputs(verify_usage, stdout);
 			return EWP_OK;
@@ -513,7 +604,7 @@ int ewp_cmd_verify(int argc, char **argv)
 		print_json(path, logpath, &l, &tot);
 	else
 		print_text(path, logpath, &l, &tot);
-	ret = tot.verdicts[V_LOST] + tot.verdicts[V_CORRUPT] ? EWP_LOSS : EWP_OK;
+	ret = tot.verdicts[V_LOST] + tot.verdicts[V_CORRUPT] + tot.foreign ? EWP_LOSS : EWP_OK;
 out:
 	free(tot.p);
 	free(l.e);
