@@ -74,10 +74,10 @@ if [ "${1-}" = --guest ]; then
 		name="cut $vcut ($vcfg)"
 		if dev=$(pl_assemble pc "$vcfg" "$meta" "${members[@]}"); then
 			head -c "$vlen" "$spare" >/tmp/log
-			ewprobe verify --log /tmp/log --json "$dev" >/tmp/v.json 2>/tmp/v.err
+			ewprobe verify --log /tmp/log --scan --json "$dev" >/tmp/v.json 2>/tmp/v.err
 			rc=$?
-			echo "# figures cut=$vcut config=$vcfg $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) unacked=\(.unacked) unacked_landed=\(.unacked_landed) intents=\(.intents) acks=\(.acks) torn=\(.torn_last_line)"' /tmp/v.json 2>/dev/null)"
-			if [ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .acked > 0' /tmp/v.json >/dev/null; then
+			echo "# figures cut=$vcut config=$vcfg $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) foreign=\(.foreign) unacked=\(.unacked) unacked_landed=\(.unacked_landed) intents=\(.intents) acks=\(.acks) scanned=\(.scanned) stale=\(.scan_stale) torn=\(.torn_last_line)"' /tmp/v.json 2>/dev/null)"
+			if [ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .foreign == 0 and .acked > 0' /tmp/v.json >/dev/null; then
 				ok "$name: every acknowledged write survived the power cut, no foreign data"
 			else
 				notok "$name: every acknowledged write survived the power cut, no foreign data (verify exit $rc)"
@@ -94,6 +94,22 @@ if [ "${1-}" = --guest ]; then
 				ok "$name: control: the last acknowledged block (block $blk) zeroed is reported lost"
 			else
 				notok "$name: control: the last acknowledged block (block ${blk:-none}) zeroed is reported lost"
+			fi
+			# Control of the scan: the first acknowledged block's data
+			# (random bytes if it reads as zeros) written over a block
+			# the log never mentions must be reported foreign.
+			free=$(grep -aE "^EWPROBE (intent|ack) $whole" /tmp/log | cut -d' ' -f4 | sort -n -u |
+				awk 'BEGIN { n = 0 } $1 == n { n++ } END { print n }')
+			src=$(grep -aE "^EWPROBE ack $whole" /tmp/log | sed -n 1p | cut -d' ' -f4)
+			if [ -n "$src" ] && [ "$free" -lt "$(grep -aE '^EWPROBE start ' /tmp/log | tail -n 1 | cut -d' ' -f5)" ] &&
+					dd if="$dev" of=/tmp/blk bs=4096 skip="$src" count=1 iflag=direct status=none &&
+					{ [ -n "$(tr -d '\0' </tmp/blk | head -c 1)" ] || head -c 4096 /dev/urandom >/tmp/blk; } &&
+					dd if=/tmp/blk of="$dev" bs=4096 seek="$free" count=1 oflag=direct conv=notrunc status=none &&
+					{ ewprobe verify --log /tmp/log --scan --json "$dev" >/tmp/c.json 2>/dev/null; [ $? = 1 ]; } &&
+					jq -e --argjson b "$free" 'any(.problems[]; .block == $b and .kind == "foreign")' /tmp/c.json >/dev/null; then
+				ok "$name: control: block $src's data written over unmentioned block $free is reported foreign"
+			else
+				notok "$name: control: block ${src:-none}'s data written over unmentioned block ${free:-none} is reported foreign"
 			fi
 			[ "$vcfg" = raw ] || dmsetup status pc | sed 's/^/# status: /'
 			check "$name: remove" pl_remove pc "$vcfg"
@@ -222,9 +238,9 @@ for ((b = 1; b <= cuts + 1; b++)); do
 		break
 	fi
 	if [ "${cfg_of[w]}" = raw ]; then
-		"$ewprobe" verify --log "$log" --json "$dir/disk00.img" >"$dir/host.json"
+		"$ewprobe" verify --log "$log" --scan --json "$dir/disk00.img" >"$dir/host.json"
 		rc=$?
-		note "host verify of cut $w: $(jq -c '{acked, verified, later_write, lost, corrupt, unacked}' "$dir/host.json" 2>/dev/null)"
+		note "host verify of cut $w: $(jq -c '{acked, verified, later_write, lost, corrupt, foreign, unacked, scan_stale}' "$dir/host.json" 2>/dev/null)"
 		[ $rc = 0 ] && ok "cut $w (raw): host verify of disk00.img: nothing lost" ||
 			notok "cut $w (raw): host verify of disk00.img: nothing lost (exit $rc)"
 		blk=$(grep -aE "^EWPROBE ack $whole" "$log" | tail -n 1 | cut -d' ' -f4)
@@ -245,12 +261,12 @@ done
 cat "$dir"/boot*.log | grep -a '^# figures ' >"$dir/figures"
 verified_cuts=$(wc -l <"$dir/figures")
 totals=$(awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
-	END { printf "acked %d, verified %d, later-write %d, lost %d, corrupt %d, unacked %d",
-		s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["unacked"] }' "$dir/figures")
+	END { printf "acked %d, verified %d, later-write %d, lost %d, corrupt %d, foreign %d, unacked %d",
+		s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["foreign"], s["unacked"] }' "$dir/figures")
 note "totals: $verified_cuts of $cuts cuts verified; $totals; $((SECONDS - t_all)) s"
 for c in "${cfgs[@]}"; do
 	note "  $c: $(grep -a " config=$c " "$dir/figures" | awk '{ n++; for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
-		END { printf "%d cuts, acked %d, lost %d, corrupt %d", n, s["acked"], s["lost"], s["corrupt"] }')"
+		END { printf "%d cuts, acked %d, lost %d, corrupt %d, foreign %d", n, s["acked"], s["lost"], s["corrupt"], s["foreign"] }')"
 done
 [ "$verified_cuts" = "$cuts" ] && ok "every cut reached its verification ($verified_cuts of $cuts)" ||
 	notok "every cut reached its verification ($verified_cuts of $cuts)"
