@@ -22,7 +22,8 @@
 # arrival rate, the synchronous 4 KiB write job (tests/fio/syncwrite.fio),
 # and ewprobe rate --same-block.  Each result goes to $EW_CHANNEL as one
 # line "BENCH <config> <job> <json>" (fio's JSON cut down to what the host
-# reads); scripts/bench makes the tables.  Not a test: prints figures.
+# reads), and hddsim's own counters over those jobs as "BENCH-DISK";
+# scripts/bench makes the tables.  Not a test: prints figures.
 #
 # First, ewctl calibrate on every member, its error against hddsim's
 # truth sent as BENCH-CAL lines.  Then the predictor of eagerwrite is
@@ -196,6 +197,26 @@ run_config() {	# run_config CONFIG DEV
 	fi
 }
 
+# What the disks did, in the model's terms, during a configuration's
+# measured jobs: hddsim's counters (reset after the region is written)
+# summed over the members, means weighted by requests.  These are free of
+# the guest's path: hddsim charges only the modelled mechanics.
+disks_reset() {
+	local i
+	for i in $(seq 0 $((n - 1))); do dmsetup message "hdd$i" 0 reset; done
+}
+disks_send() {	# disks_send CONFIG
+	local i
+	for i in $(seq 0 $((n - 1))); do dmsetup status "hdd$i"; done | awk -v c="$1" '
+		# 0 len hddsim cyl head free_at requests mean_service reads writes
+		# mean_seek mean_rotation mean_transfer late late_ns
+		{ q = $7; n += q; sv += q * $8; rd += $9; wr += $10
+		  sk += q * $11; ro += q * $12; tr += q * $13; late += $14 }
+		END { printf "BENCH-DISK %s %d %d %d %.0f %.0f %.0f %.0f %d\n", c, n, rd, wr,
+			n ? sv / n : 0, n ? sk / n : 0, n ? ro / n : 0, n ? tr / n : 0, late }' >"$out/disk.line"
+	send "$(cat "$out/disk.line")"
+}
+
 members_up || exit 1
 send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} mem_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
 say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
@@ -220,7 +241,9 @@ for cfg in $configs; do
 			{ say "md: mdadm --create failed: $(tail -c 200 "$out/md.err")"; continue; }
 		say "md: mdadm --create --level=10 --layout=n2 --chunk=64 --raid-devices=$n --assume-clean"
 		prefill md /dev/md0
+		disks_reset
 		run_config md /dev/md0
+		disks_send md
 		mdadm --stop /dev/md0 >/dev/null 2>&1
 		send "BENCH-TIME md $((SECONDS - t0))"
 		say "md: $((SECONDS - t0)) s"
@@ -243,7 +266,9 @@ for cfg in $configs; do
 	say "$cfg: $(echo "$table" | cut -c1-120)"
 	prefill "$cfg" /dev/mapper/bench
 	[ "$cfg" != dmraid ] && dmsetup message bench 0 reset_counters
+	disks_reset
 	run_config "$cfg" /dev/mapper/bench
+	disks_send "$cfg"
 	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
 	dmsetup remove bench || { sleep 5; dmsetup remove bench || say "$cfg: remove failed"; }
 	send "BENCH-TIME $cfg $((SECONDS - t0))"
