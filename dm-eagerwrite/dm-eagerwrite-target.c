@@ -25,10 +25,14 @@
  * Locking.  One spinlock per array (a->lock, irq-safe: completions run in
  * interrupt context) protects the map, the free maps, the deferred-free
  * list and read epochs, the head predictors and queue counts, the
- * in-flight block table, the delayed-write queues and the bio lists.  It
- * is never held across I/O submission, bio allocation or kcopyd calls.
+ * in-flight block table, the delayed-write queues, the bio lists
+ * (including the flush/FUA bios waiting for a commit) and the open
+ * journal block of dm-eagerwrite-metadata.c, whose "under the lock" calls
+ * are made with it held.  It is never held across I/O submission, bio
+ * allocation, kcopyd calls or metadata I/O; .map never sleeps.
  * ew_arrays_lock (a mutex) protects the list of arrays and their
- * reference counts (constructor and destructor only).
+ * reference counts (constructor and destructor only); the metadata's
+ * process-context calls serialise on its own mutex.
  *
  * Writes.  A write takes the block's cell (struct ew_cell in the
  * in-flight table): writes to one block are serialised, and a write waits
@@ -54,20 +58,30 @@
  * Free after remap.  A block given up by a remap is pushed on the
  * deferred-free list and returned to its free map only at a safe point:
  * when every read (foreground read or copy source) that started before
- * it was pushed has completed.  Reads enter one of two epochs; a free
- * pushed during epoch e is released once the reads of e and of the epoch
- * before it are done.  Persistent metadata (next issue) will add "and the
- * metadata change that gave it up is durable" to the same safe point.
+ * it was pushed has completed, and the journal block recording the remap
+ * that gave it up is durable (ew_md_dfree_safe()): recovery rebuilds the
+ * free maps from the durable map, which may still point at it.  Reads
+ * enter one of two epochs; a free pushed during epoch e is released once
+ * the reads of e and of the epoch before it are done.
  *
  * Discards.  The map forgets whole blocks at once (they read zeros, their
  * eager blocks go to the deferred-free list); for layouts with fixed
  * homes the bio worker also discards the homes on the members while
  * writes and home copies of the range wait.
  *
- * Durability.  A write completes when its `sync` foreground replicas
- * completed; FUA is kept on them.  A flush goes to every member
- * (num_flush_bios = members).  The map itself is held in memory only
- * until persistent metadata lands: see Documentation/eagerwrite.rst.
+ * Persistence.  Every map change is journalled under a->lock when it
+ * happens (ew_write_done, ew_copy_done, ew_discard), into journal space
+ * reserved before the I/O started.  The commit worker (ew_commit_work,
+ * kicked by flushes and FUA writes, and every EW_COMMIT_PERIOD) flushes
+ * the members written since the last commit and only then writes the
+ * journal with FUA (the order is in dm-eagerwrite-metadata.c).  An empty
+ * PREFLUSH bio (num_flush_bios = 1) and a FUA write complete when the
+ * commit covering every write completed before them (resp. their own
+ * record) is durable.  postsuspend checkpoints and marks the superblock
+ * clean; preresume marks it in use.  A metadata I/O error makes the array
+ * read-only: writes, discards and flushes fail, reads go on.  Loading
+ * formats an all-zero metadata device or recovers the map from it; see
+ * Documentation/eagerwrite.rst and on-disk-format.rst.
  */
 
 #include <linux/device-mapper.h>
@@ -93,6 +107,7 @@
 #include "core/ew_table.h"
 #include "core/ew_map.h"
 #include "core/ew_meta.h"
+#include "dm-eagerwrite-metadata.h"
 
 #define DM_MSG_PREFIX "eagerwrite"
 
@@ -100,6 +115,8 @@
 #define EW_COPIES_PER_DISK	4	/* background copies in flight per disk */
 #define EW_MAX_DISCARD_BLOCKS	65536	/* discard bios are split to this */
 #define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
+#define EW_COMMIT_PERIOD	HZ	/* periodic commit: bounds lost work */
+#define EW_RESYNC_SCAN		1024	/* blocks scanned per hold of the lock */
 
 enum ew_counter {
 	EW_C_READS,
@@ -180,6 +197,9 @@ struct ew_array {
 	u64 err_sum_ns;
 	u64 err_count;
 	atomic64_t counters[EW_C_NR];
+	struct ew_md *md;		/* the persistent map */
+	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
+	u64 resync_next;		/* stale-replica scan cursor */
 
 	wait_queue_head_t throttle_wait;
 	wait_queue_head_t copy_wait;
@@ -187,6 +207,8 @@ struct ew_array {
 	struct work_struct bio_work;
 	struct workqueue_struct *prop_wq;
 	struct work_struct prop_work;
+	struct workqueue_struct *commit_wq;
+	struct delayed_work commit_work;
 	struct dm_kcopyd_client *kc;
 	struct bio_set bs;
 };
@@ -224,7 +246,9 @@ struct ew_io {
 	u8 ok_mask;
 	u8 epoch;
 	u8 reserved;
+	u8 jres;			/* journal records reserved */
 	bool tracked;			/* read: counted in queue and epoch */
+	u64 commit_seq;			/* flush, FUA: journal block waited for */
 };
 
 static LIST_HEAD(ew_arrays);
@@ -333,9 +357,13 @@ static void ew_head_busy(struct ew_array *a, u32 disk, u64 now, u64 cost)
 	h->free_at_ns = max(h->free_at_ns, now + cost);
 }
 
-/* Release every deferred free whose readers are gone (see top comment). */
+/*
+ * Release every deferred free whose readers are gone and whose remap is
+ * durable (see top comment).
+ */
 static void ew_release_frees(struct ew_array *a)
 {
+	u64 durable = a->md ? ew_md_dfree_safe(a->md) : U64_MAX;
 	bool released = false;
 	u32 disk, p;
 	int round;
@@ -345,7 +373,8 @@ static void ew_release_frees(struct ew_array *a)
 
 		if (a->readers[old])
 			break;
-		while (ew_dfree_pop(&a->dfree, a->epoch_start[a->epoch],
+		while (ew_dfree_pop(&a->dfree,
+				    min(a->epoch_start[a->epoch], durable),
 				    &disk, &p)) {
 			released = true;
 			if (a->m[disk].has_fm &&
@@ -413,6 +442,12 @@ static void ew_kick_prop(struct ew_array *a)
 	queue_work(a->prop_wq, &a->prop_work);
 }
 
+/* A commit now (any context; the periodic one is re-armed after it). */
+static void ew_kick_commit(struct ew_array *a)
+{
+	mod_delayed_work(a->commit_wq, &a->commit_work, 0);
+}
+
 /* ---------------------------------------------------------------- */
 /* Delayed-write queues. */
 
@@ -464,8 +499,9 @@ static void ew_write_done(struct ew_io *io)
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
 	u32 mirrors = a->geom.p.mirrors, r, used = 0;
 	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
-	bool kick_bios;
+	bool kick_bios, logged = false, park = false;
 	unsigned long flags;
+	u64 seq = 0;
 	int ret;
 
 	spin_lock_irqsave(&a->lock, flags);
@@ -474,6 +510,18 @@ static void ew_write_done(struct ew_io *io)
 		ret = ew_map_commit_write(&a->map, io->lblock, io->gen,
 					  io->ok_mask, io->newp, home, freed);
 		if (ret >= 0) {
+			/*
+			 * The record before the frees: a block it gives up
+			 * waits for the journal block holding it.  Every
+			 * replica is logged, so the written members are
+			 * flushed by the commit that makes it durable.
+			 */
+			seq = ew_md_log_block(a->md, io->lblock,
+					      (1U << mirrors) - 1);
+			logged = true;
+			for (r = 0; r < mirrors; r++)
+				if (io->ok_mask & (1U << r))
+					ew_md_member_dirty(a->md, rep[r].disk);
 			ew_defer_frees(a, rep, freed);
 			for (r = 0; r < mirrors; r++) {
 				bool fg = io->ok_mask & (1U << r);
@@ -501,6 +549,18 @@ static void ew_write_done(struct ew_io *io)
 		    io->newp[r] != home[r])
 			ew_defer_free(a, rep[r].disk, io->newp[r]);
 	a->delay_used -= io->reserved - used;
+	if (!logged)
+		ew_md_unreserve(a->md, io->jres);
+	/* after a metadata error nothing written is durable any more */
+	if (!io->status && ew_md_failed(a->md))
+		io->status = BLK_STS_IOERR;
+	/* FUA: complete when the commit covering the record is durable */
+	if (!io->status && (bio->bi_opf & REQ_FUA) && logged &&
+	    seq > ew_md_durable_seq(a->md)) {
+		io->commit_seq = seq;
+		bio_list_add(&a->commit_wait, bio);
+		park = true;
+	}
 	kick_bios = ew_cell_release(a, &io->cell);
 	ew_release_frees(a);
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -511,6 +571,10 @@ static void ew_write_done(struct ew_io *io)
 		ew_kick_bios(a);
 	if (used)
 		ew_kick_prop(a);
+	if (park) {
+		ew_kick_commit(a);
+		return;
+	}
 	bio->bi_status = io->status;
 	bio_endio(bio);
 }
@@ -599,6 +663,20 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		ret = EW_DEFERRED;
 		goto put;
 	}
+	if (ew_md_failed(a->md)) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
+		ret = EW_FAILED;
+		goto put;
+	}
+	/* the journal records of its map change, before it starts */
+	if (!ew_md_reserve(a->md, mirrors)) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		ew_kick_commit(a);
+		ret = EW_RETRY;
+		goto put;
+	}
 	ew_replicas(a, io->lblock, rep, home);
 	now = ew_now();
 	io->fg_mask = 0;
@@ -627,9 +705,12 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 				ew_freemap_free(&a->m[rep[r].disk].fm,
 						io->newp[r]);
 		}
+		ew_md_unreserve(a->md, mirrors);
 		if (ret == -ENOSPC && ew_dfree_pending(&a->dfree)) {
 			bio_list_add(&a->deferred, bio);
 			spin_unlock_irqrestore(&a->lock, flags);
+			/* the frees may wait for their remaps to be durable */
+			ew_kick_commit(a);
 			ret = EW_DEFERRED;
 			goto put;
 		}
@@ -644,6 +725,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	io->gen = ew_map_begin_write(&a->map, io->lblock);
 	io->start_ns = now;
 	io->reserved = a->need_delayed;
+	io->jres = mirrors;
 	a->delay_used += a->need_delayed;
 	ew_cell_hold(a, &io->cell, io->lblock);
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -741,6 +823,17 @@ static bool ew_range_busy(struct ew_array *a, u64 first, u64 end)
 	return false;
 }
 
+static bool ew_journal_room(struct ew_array *a, u32 units)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&a->lock, flags);
+	room = ew_md_room(a->md, units);
+	spin_unlock_irqrestore(&a->lock, flags);
+	return room;
+}
+
 /* Called from the bio worker only: it may sleep. */
 static void ew_discard(struct ew_array *a, struct bio *bio)
 {
@@ -772,6 +865,14 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 	for (b = first; b < end; ) {
 		stop = min(end, b + EW_DISCARD_SLICE);
 		spin_lock_irqsave(&a->lock, flags);
+		while (!ew_md_reserve(a->md, 1)) {
+			spin_unlock_irqrestore(&a->lock, flags);
+			ew_kick_commit(a);
+			wait_event(a->throttle_wait, ew_journal_room(a, 1));
+			spin_lock_irqsave(&a->lock, flags);
+		}
+		/* the record before the frees, as for writes */
+		ew_md_log_discard(a->md, b, stop - b);
 		for (; b < stop; b++) {
 			ew_replicas(a, b, rep, home);
 			ew_map_discard(&a->map, b, home, freed);
@@ -856,7 +957,8 @@ static bool ew_room(struct ew_array *a)
 	bool room;
 
 	spin_lock_irqsave(&a->lock, flags);
-	room = a->delay_used + a->need_delayed <= a->args.delay_queue;
+	room = a->delay_used + a->need_delayed <= a->args.delay_queue &&
+	       ew_md_room(a->md, a->geom.p.mirrors);
 	spin_unlock_irqrestore(&a->lock, flags);
 	return room;
 }
@@ -897,7 +999,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	struct ew_array *a = d->a;
 	u32 home[EW_MAX_MIRRORS], freed;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	bool kick_bios = false;
+	bool kick_bios = false, logged = false;
 	unsigned long flags;
 	u64 now = ew_now();
 
@@ -917,10 +1019,17 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 			      d->dst == home[d->r] ? EW_MAP_NONE : d->dst);
 	} else {
 		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
-				       d->dst, home[d->r], &freed))
+				       d->dst, home[d->r], &freed)) {
+			/* the record before the free, as for writes */
+			ew_md_log_block(a->md, d->lblock, 1U << d->r);
+			ew_md_member_dirty(a->md, d->dst_disk);
+			logged = true;
 			ew_count(a, EW_C_BG_WRITES);
+		}
 		ew_defer_free(a, d->dst_disk, freed);
 	}
+	if (!logged)
+		ew_md_unreserve(a->md, 1);
 	if (d->to_home)
 		kick_bios = ew_cell_release(a, &d->cell);
 	ew_delayed_put(a, d);
@@ -971,6 +1080,11 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 		if (d->to_home && (ew_cell_busy(a, d->lblock) ||
 				   ew_in_discard(a, d->lblock)))
 			return NULL;
+		/* the copy's record, before it starts */
+		if (!ew_md_reserve(a->md, 1)) {
+			ew_kick_commit(a);
+			return NULL;
+		}
 		now = ew_now();
 		n = 0;
 		for (r = 0; r < a->geom.p.mirrors; r++) {
@@ -981,8 +1095,10 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			n++;
 		}
 		if (ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
-				  a->block_sectors, now, &ch))
+				  a->block_sectors, now, &ch)) {
+			ew_md_unreserve(a->md, 1);
 			return NULL;
+		}
 		d->src_disk = ch.disk;
 		d->src = (u32)ch.block;
 		from->bdev = a->m[ch.disk].bdev;
@@ -993,8 +1109,12 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 		} else {
 			if (ew_place_write(a->pd, &rep[d->r], 1, 0, true,
 					   a->block_sectors, now, &ch) ||
-			    ew_freemap_alloc(&m->fm, ch.block))
+			    ew_freemap_alloc(&m->fm, ch.block)) {
+				ew_md_unreserve(a->md, 1);
+				/* frees may wait for a commit */
+				ew_kick_commit(a);
 				return NULL;
+			}
 			d->dst = (u32)ch.block;
 			ew_count(a, EW_C_EAGER_WRITES);
 		}
@@ -1013,6 +1133,52 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 	return NULL;
 }
 
+/*
+ * Stale replicas the map holds (after a load: delayed replicas that were
+ * not propagated before the shutdown or crash, raid10 replicas demoted
+ * after an unclean shutdown, ddm copies not yet at home) are queued
+ * again, a bounded scan at a time and only while the delayed-write pool
+ * has room, so the queues never hold more than delay_queue entries.
+ * Returns true when the scan stopped with blocks left to look at.
+ */
+static bool ew_resync_fill(struct ew_array *a)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
+	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
+	unsigned long flags;
+	u32 scanned = 0;
+	bool more;
+	u8 up;
+
+	spin_lock_irqsave(&a->lock, flags);
+	while (!a->suspended && a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= a->args.delay_queue &&
+	       scanned++ < EW_RESYNC_SCAN) {
+		u64 l = a->resync_next++;
+
+		up = ew_map_uptodate(&a->map, l);
+		if (!up)
+			continue;
+		ew_replicas(a, l, rep, home);
+		for (r = 0; r < mirrors; r++) {
+			bool stale = !(up & (1U << r));
+			bool off_home = ddm && r == 0 && !stale &&
+				ew_map_pblock(&a->map, l, 0) != home[0];
+
+			if ((!stale && !off_home) || a->pd[rep[r].disk].failed)
+				continue;
+			a->delay_used++;
+			ew_delayed_queue(a, l, ew_map_gen(&a->map, l), r,
+					 rep[r].disk, home[r] != EW_MAP_NONE);
+		}
+	}
+	more = !a->suspended && a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= a->args.delay_queue;
+	spin_unlock_irqrestore(&a->lock, flags);
+	return more;
+}
+
 static void ew_prop_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(work, struct ew_array, prop_work);
@@ -1023,7 +1189,8 @@ static void ew_prop_work(struct work_struct *work)
 	u32 disk;
 
 	while (progress) {
-		progress = false;
+		progress = ew_resync_fill(a);
+		cond_resched();
 		for (disk = 0; disk < a->nr; disk++) {
 			spin_lock_irqsave(&a->lock, flags);
 			d = NULL;
@@ -1042,12 +1209,76 @@ static void ew_prop_work(struct work_struct *work)
 }
 
 /* ---------------------------------------------------------------- */
+/*
+ * The commit worker: group commit, kicked by flushes, FUA writes and
+ * waiters for journal space or free blocks, and every EW_COMMIT_PERIOD
+ * otherwise (which bounds what a crash loses of writes never flushed).
+ * The order (members flushed, then the journal with FUA) is in
+ * ew_md_commit(); here the bios it covers complete.
+ */
+static void ew_commit_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, commit_work);
+	struct bio_list done, keep;
+	struct bio *bio;
+	unsigned long flags;
+	u64 durable, errs;
+	bool failed, more, kick_prop;
+	u32 i;
+
+	if (!ew_md_commit(a->md) && ew_md_checkpoint_due(a->md))
+		ew_md_checkpoint(a->md, false);
+	errs = ew_md_member_errors(a->md);
+
+	bio_list_init(&done);
+	bio_list_init(&keep);
+	spin_lock_irqsave(&a->lock, flags);
+	for (i = 0; i < a->nr; i++)
+		if (errs & BIT_ULL(i))
+			a->pd[i].failed = true;
+	failed = ew_md_failed(a->md);
+	durable = ew_md_durable_seq(a->md);
+	while ((bio = bio_list_pop(&a->commit_wait))) {
+		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+		if (io->commit_seq <= durable) {
+			bio_list_add(&done, bio);
+		} else if (failed) {
+			bio->bi_status = BLK_STS_IOERR;
+			bio_list_add(&done, bio);
+		} else {
+			bio_list_add(&keep, bio);
+		}
+	}
+	a->commit_wait = keep;
+	more = !bio_list_empty(&a->commit_wait);
+	ew_release_frees(a);
+	kick_prop = a->pending;
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	while ((bio = bio_list_pop(&done)))
+		bio_endio(bio);
+	/* journal space is back: writes, copies and discards may go on */
+	wake_up(&a->throttle_wait);
+	if (kick_prop)
+		ew_kick_prop(a);
+	queue_delayed_work(a->commit_wq, &a->commit_work,
+			   more ? 0 : EW_COMMIT_PERIOD);
+}
+
+/* ---------------------------------------------------------------- */
 /* The array: creation, sharing between tables, destruction. */
 
 static void ew_array_free(struct ew_array *a)
 {
 	u32 i;
 
+	if (a->commit_wq) {
+		cancel_delayed_work_sync(&a->commit_work);
+		destroy_workqueue(a->commit_wq);
+	}
+	ew_md_close(a->md);
 	if (a->prop_wq)
 		destroy_workqueue(a->prop_wq);
 	if (a->wq)
@@ -1096,6 +1327,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	init_waitqueue_head(&a->copy_wait);
 	INIT_WORK(&a->bio_work, ew_bio_work);
 	INIT_WORK(&a->prop_work, ew_prop_work);
+	INIT_DELAYED_WORK(&a->commit_work, ew_commit_work);
+	bio_list_init(&a->commit_wait);
 	for (i = 0; i < ARRAY_SIZE(a->cells); i++)
 		INIT_HLIST_HEAD(&a->cells[i]);
 	for (i = 0; i < EW_C_NR; i++)
@@ -1170,7 +1403,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	ret = -ENOMEM;
 	a->wq = alloc_workqueue("ew_bio", WQ_MEM_RECLAIM, 1);
 	a->prop_wq = alloc_workqueue("ew_prop", WQ_MEM_RECLAIM, 1);
-	if (!a->wq || !a->prop_wq) {
+	a->commit_wq = alloc_ordered_workqueue("ew_commit", WQ_MEM_RECLAIM);
+	if (!a->wq || !a->prop_wq || !a->commit_wq) {
 		t->ti->error = "Cannot allocate the workqueues";
 		goto bad;
 	}
@@ -1180,6 +1414,91 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 bad:
 	ew_array_free(a);
 	return ret;
+}
+
+/*
+ * After the map is loaded: the free maps from the map (a block is free
+ * iff nothing points at it; homes stay allocated), and for raid10 after
+ * an unclean shutdown every written block demoted to its lowest
+ * up-to-date replica (its other homes may hold an interrupted write).
+ * Returns the number of blocks demoted.
+ */
+static u64 ew_array_rebuild(struct ew_array *a, bool demote)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r, p;
+	u64 l, demoted = 0;
+	u8 up;
+
+	for (l = 0; l < a->map.nr_blocks; l++) {
+		if (!(l % 4096))
+			cond_resched();
+		up = ew_map_uptodate(&a->map, l);
+		if (demote && (up & (up - 1))) {
+			a->map.uptodate[l] = up & -up;
+			demoted++;
+		}
+		if (!ew_layout_eager(a->geom.p.layout))
+			continue;
+		ew_replicas(a, l, rep, home);
+		for (r = 0; r < a->geom.p.mirrors; r++) {
+			p = ew_map_pblock(&a->map, l, r);
+			if (p == EW_MAP_NONE || p == home[r])
+				continue;
+			/* ew_meta_map_check() said it is referenced once */
+			ew_freemap_alloc(&a->m[rep[r].disk].fm, p);
+		}
+	}
+	return demoted;
+}
+
+/* Format or recover the metadata (Documentation/on-disk-format.rst). */
+static int ew_array_load(struct ew_array *a, struct ew_target *t,
+			 const struct ew_geom *g)
+{
+	struct ew_md_config cfg = {
+		.meta = t->meta->bdev,
+		.nr = t->nr,
+		.t = &t->args,
+		.g = g,
+		.lock = &a->lock,
+		.map = &a->map,
+		.dfree = &a->dfree,
+	};
+	struct ew_md_open_result res;
+	const char *error = "Cannot load the metadata";
+	const char *name = dm_table_device_name(t->ti->table);
+	u64 t0 = ew_now(), demoted;
+	bool raid10 = g->p.layout == EW_LAYOUT_RAID10;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < t->nr; i++)
+		cfg.data[i] = t->dev[i]->bdev;
+	ret = ew_md_open(&cfg, &a->md, &res, &error);
+	if (ret) {
+		t->ti->error = (char *)error;
+		return ret;
+	}
+	if (res.formatted) {
+		a->resync_next = a->map.nr_blocks;	/* nothing to resync */
+		DMINFO("%s: new array, metadata formatted", name);
+		return 0;
+	}
+	demoted = ew_array_rebuild(a, raid10 && !res.clean);
+	/* a second crash must not replay again: checkpoint at once */
+	if (res.replayed || !res.clean) {
+		ret = ew_md_checkpoint(a->md, true);
+		if (ret) {
+			t->ti->error = "Cannot write the recovered metadata";
+			return ret;
+		}
+	}
+	DMINFO("%s: %s, replayed %llu journal blocks (%llu records), demoted %llu, %llu ms",
+	       name, res.clean ? "clean shutdown" : "unclean shutdown",
+	       res.replayed, res.records,
+	       demoted, div_u64(ew_now() - t0, NSEC_PER_MSEC));
+	return 0;
 }
 
 static bool ew_array_matches(const struct ew_array *a,
@@ -1317,10 +1636,17 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			mutex_unlock(&ew_arrays_lock);
 			goto bad;
 		}
+		/* an array already in memory is never read again */
+		ret = ew_array_load(t->a, t, g);
+		if (ret) {
+			ew_array_free(t->a);
+			t->a = NULL;
+			mutex_unlock(&ew_arrays_lock);
+			goto bad;
+		}
 		list_add(&t->a->list, &ew_arrays);
-		/* Say it where users look until metadata is persistent. */
-		DMWARN("%s: map in memory only: lost on removal, reboot or power loss",
-		       dm_table_device_name(ti->table));
+		queue_delayed_work(t->a->commit_wq, &t->a->commit_work,
+				   EW_COMMIT_PERIOD);
 	}
 	mutex_unlock(&ew_arrays_lock);
 
@@ -1329,7 +1655,8 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot set the maximum I/O length";
 		goto bad_put;
 	}
-	ti->num_flush_bios = t->nr;
+	/* one flush: the commit flushes the members it wrote to */
+	ti->num_flush_bios = 1;
 	ti->flush_supported = true;
 	ti->num_discard_bios = 1;
 	ti->discards_supported = true;
@@ -1381,13 +1708,21 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 	io->kind = EW_IO_OTHER;
 
 	if (bio->bi_opf & REQ_PREFLUSH) {
-		u32 nr = dm_bio_get_target_bio_nr(bio);
-
+		/* dm sends the data of a PREFLUSH bio separately: empty */
 		io->kind = EW_IO_FLUSH;
-		if (!nr)
-			ew_count(a, EW_C_FLUSHES);
-		bio_set_dev(bio, a->m[nr].bdev);
-		return DM_MAPIO_REMAPPED;
+		ew_count(a, EW_C_FLUSHES);
+		if (ew_md_failed(a->md))
+			return DM_MAPIO_KILL;
+		spin_lock_irqsave(&a->lock, flags);
+		io->commit_seq = ew_md_flush_seq(a->md);
+		if (io->commit_seq)
+			bio_list_add(&a->commit_wait, bio);
+		spin_unlock_irqrestore(&a->lock, flags);
+		if (io->commit_seq)
+			ew_kick_commit(a);
+		else
+			bio_endio(bio);	/* nothing written since the commit */
+		return DM_MAPIO_SUBMITTED;
 	}
 
 	bio->bi_iter.bi_sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
@@ -1399,6 +1734,8 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		return ew_read(a, bio, io);
 	case REQ_OP_WRITE:
 		io->kind = EW_IO_WRITE;
+		if (ew_md_failed(a->md))
+			return DM_MAPIO_KILL;
 		if (ew_write(a, bio, io, GFP_NOWAIT) == EW_RETRY) {
 			spin_lock_irqsave(&a->lock, flags);
 			bio_list_add(&a->retry, bio);
@@ -1407,6 +1744,8 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		}
 		return DM_MAPIO_SUBMITTED;
 	case REQ_OP_DISCARD:
+		if (ew_md_failed(a->md))
+			return DM_MAPIO_KILL;
 		/* long, and may sleep (homes): the worker does it */
 		spin_lock_irqsave(&a->lock, flags);
 		bio_list_add(&a->retry, bio);
@@ -1469,6 +1808,24 @@ static void ew_postsuspend(struct dm_target *ti)
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
+	/* clean shutdown: all in a checkpoint, nothing left to replay */
+	if (!ew_md_failed(a->md))
+		ew_md_checkpoint(a->md, true);
+}
+
+static int ew_preresume(struct dm_target *ti)
+{
+	struct ew_target *t = ti->private;
+	struct ew_array *a = t->a;
+
+	/*
+	 * Before the first write: a new superblock generation saying the
+	 * array is in use.  A failure latches read-only (and says so); the
+	 * device still resumes for reads.
+	 */
+	if (!ew_md_failed(a->md))
+		ew_md_set_clean(a->md, false);
+	return 0;
 }
 
 static void ew_resume(struct dm_target *ti)
@@ -1502,7 +1859,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
 	char dd[16], ds[16], states[EW_MAX_DISKS + 1];
-	u64 c[EW_C_NR], mae, pending;
+	u64 c[EW_C_NR], mae, pending, resync;
+	struct ew_md_stats st;
 	unsigned long flags;
 	unsigned int sz = 0;
 	u32 i;
@@ -1516,6 +1874,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		states[a->nr] = '\0';
 		pending = a->pending;
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
+		ew_md_stats(a->md, &st);
+		resync = a->resync_next;
 		spin_unlock_irqrestore(&a->lock, flags);
 		for (i = 0; i < EW_C_NR; i++)
 			c[i] = atomic64_read(&a->counters[i]);
@@ -1533,6 +1893,10 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			       c[EW_C_READS], c[EW_C_WRITES], c[EW_C_FG_WRITES],
 			       c[EW_C_BG_WRITES], c[EW_C_EAGER_WRITES],
 			       c[EW_C_FLUSHES], mae);
+			DMEMIT(" %s %llu %llu %llu %llu/%llu",
+			       st.failed ? "read_only" : "ok", st.journal_seq,
+			       st.commits, st.checkpoints, resync,
+			       a->map.nr_blocks);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",
@@ -1541,8 +1905,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(",block_size=%u,chunk_sectors=%u,delay_queue=%u",
 			       a->args.block_size, a->args.chunk_sectors,
 			       a->args.delay_queue);
-			DMEMIT(",member_states=%s,pending=%llu;", states,
+			DMEMIT(",member_states=%s,pending=%llu", states,
 			       pending);
+			DMEMIT(",metadata=%s;", st.failed ? "read_only" : "ok");
 		}
 		break;
 	case STATUSTYPE_TABLE:
@@ -1708,6 +2073,7 @@ static struct target_type ew_target_type = {
 	.map = ew_map,
 	.end_io = ew_end_io,
 	.postsuspend = ew_postsuspend,
+	.preresume = ew_preresume,
 	.resume = ew_resume,
 	.status = ew_status,
 	.message = ew_message,

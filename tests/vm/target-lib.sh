@@ -72,14 +72,17 @@ table_round_trip() {	# reload what dmsetup table prints: same table
 }
 
 # INFO: <layout> <N> <Dm> <Dd> <Ds> <region> <states> <pending> <reads>
-# <writes> <fg> <bg> <eager> <flushes> <mae_ns>, after "start len target".
+# <writes> <fg> <bg> <eager> <flushes> <mae_ns> <metadata mode>
+# <journal seq> <commits> <checkpoints> <resync done/total>, after
+# "start len target".
 status_sane() {
 	local dev=$1 layout=$2 s
 	s=$(dmsetup status "$dev") || return 1
 	# shellcheck disable=SC2086
 	set -- $s
-	if [ $# -ne 18 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
-		[ "${#10}" != "$EW_NR_DISKS" ] || [ -n "$(printf '%s' "${10}" | tr -d A)" ]; then
+	if [ $# -ne 23 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
+		[ "${#10}" != "$EW_NR_DISKS" ] || [ -n "$(printf '%s' "${10}" | tr -d A)" ] ||
+		[ "${19}" != ok ] || ! [[ "${23}" =~ ^[0-9]+/[0-9]+$ ]]; then
 		note "status: $s"
 		return 1
 	fi
@@ -168,11 +171,26 @@ messages() {	# the documented messages work, bad ones are refused
 	dmsetup message "$dev" 0 disk_param all rotation_ns 5973120 || return 1
 }
 
-# Gives the members' space back between configurations (loop over tmpfs).
+# Forgets the array on the metadata device and the members: the first
+# 8 KiB of the metadata device (both superblock slots) and each member's
+# label (its first 4 KiB), so that the next create formats a new array
+# (the target never formats over metadata it finds).
+wipe_array() {	# wipe_array [META [MEMBER...]]: default $EW_META $EW_DISKS
+	local meta=${1:-$EW_META} d
+	[ $# -gt 0 ] && shift
+	[ $# -gt 0 ] || set -- $EW_DISKS
+	dd if=/dev/zero of="$meta" bs=4096 count=2 conv=fsync status=none || return 1
+	for d in "$@"; do
+		dd if=/dev/zero of="$d" bs=4096 count=1 conv=fsync status=none || return 1
+	done
+}
+
+# Gives the members' space back between configurations (loop over tmpfs),
+# and forgets the array.
 wipe_members() {
 	local d
 	for d in $EW_DISKS; do
 		blkdiscard "$d" 2>/dev/null
 	done
-	return 0
+	wipe_array
 }

@@ -123,6 +123,8 @@ if dmsetup create ewgood --table "$t"; then
 else
 	notok "a good line loads"
 fi
+# the metadata now belongs to that array: forget it for the next line
+check "wipe the array" wipe_array
 # Every key given: printed back in canonical order, and reloads exactly.
 keys="mirrors 2 dilution 1.5 sync 2 chunk_sectors 256 block_size 4096 delay_queue 5000"
 if dmsetup create ewkeys --table "0 $((LEN / 2 / 8 * 8)) eagerwrite ew 12 $keys $M $ALL 0"; then

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-eagerwrite-metadata.c - the persistent map of an eagerwrite array:
+ * the I/O, the order and the bookkeeping around the on-disk format of
+ * core/ew_meta.c (Documentation/on-disk-format.rst is the design).
+ *
+ * This file owns the metadata device, the member labels, the journal
+ * buffers, the superblock in use and the failure latch.  The target
+ * (dm-eagerwrite-target.c) owns the map and the deferred-free list and
+ * calls in here, under its array lock, at the moment the map changes.
+ *
+ * Journal.  EW_MD_JBUFS preallocated 4 KiB buffers form a ring: journal
+ * block seq s uses buffer s % EW_MD_JBUFS.  Blocks durable_seq + 1 ..
+ * open_seq - 1 are sealed and wait for the commit; open_seq is being
+ * filled.  A record is appended under the array lock when the map
+ * changes, so the journal's order is the map's.  Completions run in irq
+ * context and cannot wait for a buffer, so every record is reserved
+ * before its I/O starts (ew_md_reserve(), like the delayed-queue
+ * entries): a reservation is accepted only if the open block and the
+ * free buffers are sure to hold every reserved record, a block losing at
+ * most (largest record group - 1) records to the all-or-nothing rule of
+ * ew_meta_jbuf_log_block(), with one block to spare so that a commit can
+ * always seal the open block.
+ *
+ * Commit order (group commit; one commit serves every record logged
+ * before it):
+ *   1. under the lock: take the set of members written since the last
+ *      commit and seal the open block; every record in a sealed block is
+ *      of a write or copy that completed before this point;
+ *   2. flush those members, in parallel (REQ_PREFLUSH): the data the
+ *      records point at is durable before anything points at it;
+ *   3. write the sealed blocks, one after the other, each with
+ *      REQ_PREFLUSH | REQ_FUA: block s + 1 is not submitted before block
+ *      s is durable (recovery tells a torn end from a lost block by it);
+ *   4. durable_seq advances: the target completes the PREFLUSH and FUA
+ *      bios waiting for it and releases the deferred frees whose remaps
+ *      are durable (ew_md_dfree_safe()).
+ * A checkpoint (ew_md_checkpoint()) writes the map to the area the
+ * superblock does not name, commits, flushes the metadata device and
+ * then writes the superblock naming it with REQ_PREFLUSH | REQ_FUA.  It
+ * is taken when the on-disk journal is half full, so that a journal
+ * block never overwrites one the durable superblock needs.
+ *
+ * Failure.  A metadata I/O error latches md->failed (DMERR once): no
+ * metadata is written after it, records are dropped, the target fails
+ * writes and flushes with EIO and goes on serving reads.
+ *
+ * Locking.  *lock (the array's spinlock) guards the journal buffers, the
+ * seqs, the reservations, the dirty-member set and the counters.
+ * io_mutex serialises the process-context calls (commit worker,
+ * suspend/resume, open) and guards the superblock in use (sb); the
+ * journal layout fields of sb never change after open, which is what
+ * sealing reads under the spinlock (jsb, a copy).
+ */
+
+#include <linux/device-mapper.h>
+#include <linux/dm-io.h>
+#include <linux/bitops.h>
+#include <linux/ioprio.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uuid.h>
+#include <linux/vmalloc.h>
+
+#include "core/ew_meta.h"
+#include "dm-eagerwrite-metadata.h"
+
+#define DM_MSG_PREFIX "eagerwrite"
+
+#define EW_MD_JBUFS		32	/* journal buffers (4 KiB each) */
+#define EW_MD_IOBLOCKS		16	/* blocks per checkpoint/replay I/O */
+
+struct ew_md {
+	/* set at open */
+	struct dm_io_client *io;
+	struct block_device *meta;
+	struct block_device *data[EW_MAX_DISKS];
+	u32 nr;
+	struct ew_geom g;
+	spinlock_t *lock;		/* the array lock: see "Locking" */
+	struct ew_map *map;
+	struct ew_dfree *dfree;
+	u32 unit_max;			/* records of the largest group */
+	u32 unit_block;			/* records a block surely takes */
+	struct ew_meta_sb jsb;		/* journal layout and uuid */
+
+	struct mutex io_mutex;		/* process-context calls, sb */
+	struct ew_meta_sb sb;		/* the durable superblock */
+	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
+
+	/* under *lock */
+	void *jblk[EW_MD_JBUFS];
+	u64 jmark[EW_MD_JBUFS];		/* dfree tail when sealed */
+	struct ew_meta_jbuf open;
+	u64 open_seq;
+	u64 durable_seq;
+	u64 resv;
+	u64 dirty;			/* members written since the commit */
+	u64 member_errors;
+	u64 dfree_safe;
+	u64 commits;
+	u64 checkpoints;
+	bool failed;
+};
+
+/* ---------------------------------------------------------------- */
+/* I/O: synchronous dm_io, from process context only. */
+
+static int ew_md_rw(struct ew_md *md, struct block_device *bdev,
+		    blk_opf_t opf, void *buf, u64 blocknr, u32 nblocks)
+{
+	struct dm_io_region where = {
+		.bdev = bdev,
+		.sector = blocknr * EW_META_BLOCK_SECTORS,
+		.count = (sector_t)nblocks * EW_META_BLOCK_SECTORS,
+	};
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.client = md->io,
+	};
+	unsigned long err = 0;
+	int ret;
+
+	if (is_vmalloc_addr(buf)) {
+		req.mem.type = DM_IO_VMA;
+		req.mem.ptr.vma = buf;
+	} else {
+		req.mem.type = DM_IO_KMEM;
+		req.mem.ptr.addr = buf;
+	}
+	ret = dm_io(&req, 1, &where, &err, IOPRIO_DEFAULT);
+	if (!ret && err)
+		ret = -EIO;
+	return ret;
+}
+
+static int ew_md_read(struct ew_md *md, struct block_device *bdev, void *buf,
+		      u64 blocknr, u32 nblocks)
+{
+	return ew_md_rw(md, bdev, REQ_OP_READ, buf, blocknr, nblocks);
+}
+
+/* Empty REQ_PREFLUSH to the members in mask, in parallel. */
+static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
+{
+	struct dm_io_region where[EW_MAX_DISKS];
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
+		.mem.type = DM_IO_KMEM,
+		.mem.ptr.addr = NULL,
+		.client = md->io,
+	};
+	u32 idx[EW_MAX_DISKS], n = 0, i;
+	unsigned long err = 0;
+	int ret;
+
+	*failed = 0;
+	for (i = 0; i < md->nr; i++) {
+		if (!(mask & BIT_ULL(i)))
+			continue;
+		where[n].bdev = md->data[i];
+		where[n].sector = 0;
+		where[n].count = 0;
+		idx[n++] = i;
+	}
+	if (!n)
+		return 0;
+	ret = dm_io(&req, n, where, &err, IOPRIO_DEFAULT);
+	for (i = 0; i < n; i++)
+		if (err & BIT(i))
+			*failed |= BIT_ULL(idx[i]);
+	return ret;
+}
+
+static int ew_md_flush_meta(struct ew_md *md)
+{
+	struct dm_io_region where = { .bdev = md->meta };
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
+		.mem.type = DM_IO_KMEM,
+		.client = md->io,
+	};
+	unsigned long err = 0;
+	int ret = dm_io(&req, 1, &where, &err, IOPRIO_DEFAULT);
+
+	return ret ? ret : err ? -EIO : 0;
+}
+
+/* The latch: from here on nothing is written to the metadata device. */
+static void ew_md_fail(struct ew_md *md, const char *what, int err)
+{
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(md->lock, flags);
+	first = !md->failed;
+	WRITE_ONCE(md->failed, true);
+	spin_unlock_irqrestore(md->lock, flags);
+	if (first)
+		DMERR("metadata %s failed (%d): array is read-only, writes fail",
+		      what, err);
+}
+
+bool ew_md_failed(struct ew_md *md)
+{
+	return READ_ONCE(md->failed);
+}
+
+static int ew_md_write_sb(struct ew_md *md, const struct ew_meta_sb *sb)
+{
+	u64 bn = ew_meta_sb_encode(sb, md->iobuf);
+	int ret;
+
+	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA |
+		       REQ_SYNC, md->iobuf, bn, 1);
+	if (ret)
+		ew_md_fail(md, "superblock write", ret);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* The journal, under the lock. */
+
+static u64 ew_md_free_bufs(struct ew_md *md)
+{
+	return EW_MD_JBUFS - (md->open_seq - md->durable_seq);
+}
+
+/* Records the open block and the free buffers are sure to take. */
+static u64 ew_md_capacity(struct ew_md *md)
+{
+	u32 left = EW_META_JREC_PER_BLOCK - md->open.nr;
+
+	left = left >= md->unit_max ? left - (md->unit_max - 1) : 0;
+	return left + ew_md_free_bufs(md) * md->unit_block;
+}
+
+bool ew_md_room(struct ew_md *md, u32 units)
+{
+	lockdep_assert_held(md->lock);
+	return md->failed ||
+	       md->resv + units + md->unit_block <= ew_md_capacity(md);
+}
+
+bool ew_md_reserve(struct ew_md *md, u32 units)
+{
+	if (!ew_md_room(md, units))
+		return false;
+	if (!md->failed)
+		md->resv += units;
+	return true;
+}
+
+void ew_md_unreserve(struct ew_md *md, u32 units)
+{
+	lockdep_assert_held(md->lock);
+	if (md->failed)
+		return;
+	if (WARN_ON_ONCE(md->resv < units))
+		units = md->resv;
+	md->resv -= units;
+}
+
+static void ew_md_seal_open(struct ew_md *md)
+{
+	u32 b = md->open_seq % EW_MD_JBUFS;
+
+	ew_meta_jbuf_seal(&md->open, &md->jsb, md->open_seq);
+	md->jmark[b] = md->dfree->tail;
+	md->open_seq++;
+	ew_meta_jbuf_init(&md->open, md->jblk[md->open_seq % EW_MD_JBUFS]);
+}
+
+/* Makes room in the open block for units records; false: a bug. */
+static bool ew_md_make_room(struct ew_md *md, u32 units)
+{
+	if (EW_META_JREC_PER_BLOCK - md->open.nr >= units)
+		return true;
+	if (WARN_ON_ONCE(!ew_md_free_bufs(md)))
+		return false;
+	ew_md_seal_open(md);
+	return true;
+}
+
+u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas)
+{
+	u32 units = replicas ? hweight8(replicas) : 1;
+
+	lockdep_assert_held(md->lock);
+	if (md->failed)
+		return 0;
+	ew_md_unreserve(md, units);
+	if (!ew_md_make_room(md, units) ||
+	    ew_meta_jbuf_log_block(&md->open, md->map, lblock, replicas)) {
+		WRITE_ONCE(md->failed, true);
+		DMERR_LIMIT("journal overflow: array is read-only");
+		return 0;
+	}
+	return md->open_seq;
+}
+
+u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count)
+{
+	lockdep_assert_held(md->lock);
+	if (md->failed)
+		return 0;
+	ew_md_unreserve(md, 1);
+	if (!ew_md_make_room(md, 1) ||
+	    ew_meta_jbuf_log_discard(&md->open, lblock, count)) {
+		WRITE_ONCE(md->failed, true);
+		DMERR_LIMIT("journal overflow: array is read-only");
+		return 0;
+	}
+	return md->open_seq;
+}
+
+void ew_md_member_dirty(struct ew_md *md, u32 disk)
+{
+	lockdep_assert_held(md->lock);
+	md->dirty |= BIT_ULL(disk);
+}
+
+u64 ew_md_flush_seq(struct ew_md *md)
+{
+	u64 s;
+
+	lockdep_assert_held(md->lock);
+	s = ew_meta_jbuf_empty(&md->open) ? md->open_seq - 1 : md->open_seq;
+	return s > md->durable_seq ? s : 0;
+}
+
+u64 ew_md_durable_seq(struct ew_md *md)
+{
+	lockdep_assert_held(md->lock);
+	return md->durable_seq;
+}
+
+u64 ew_md_dfree_safe(struct ew_md *md)
+{
+	lockdep_assert_held(md->lock);
+	if (md->failed)
+		return md->dfree_safe;
+	/* nothing logged that is not durable: every free so far is safe */
+	if (ew_meta_jbuf_empty(&md->open) &&
+	    md->durable_seq + 1 == md->open_seq)
+		return md->dfree->tail;
+	return md->dfree_safe;
+}
+
+void ew_md_stats(struct ew_md *md, struct ew_md_stats *st)
+{
+	lockdep_assert_held(md->lock);
+	st->failed = md->failed;
+	st->journal_seq = md->open_seq;
+	st->durable_seq = md->durable_seq;
+	st->commits = md->commits;
+	st->checkpoints = md->checkpoints;
+}
+
+u64 ew_md_member_errors(struct ew_md *md)
+{
+	u64 e;
+
+	spin_lock_irq(md->lock);
+	e = md->member_errors;
+	md->member_errors = 0;
+	spin_unlock_irq(md->lock);
+	return e;
+}
+
+/* ---------------------------------------------------------------- */
+/* Commit and checkpoint: process context, io_mutex held. */
+
+static int __ew_md_commit(struct ew_md *md)
+{
+	u64 dirty, last, s, bad;
+	bool again;
+	int ret;
+
+	do {
+		spin_lock_irq(md->lock);
+		if (md->failed) {
+			spin_unlock_irq(md->lock);
+			return -EIO;
+		}
+		dirty = md->dirty;
+		md->dirty = 0;
+		again = false;
+		if (!ew_meta_jbuf_empty(&md->open)) {
+			if (ew_md_free_bufs(md))
+				ew_md_seal_open(md);
+			else
+				again = true;	/* write the sealed ones first */
+		}
+		last = md->open_seq - 1;
+		s = md->durable_seq;
+		spin_unlock_irq(md->lock);
+		if (last == s)
+			return 0;
+
+		/* 2. the data the records point at is durable first */
+		ret = ew_md_flush_members(md, dirty, &bad);
+		if (bad) {
+			DMERR_LIMIT("flush of members %llx failed", bad);
+			spin_lock_irq(md->lock);
+			md->member_errors |= bad;
+			spin_unlock_irq(md->lock);
+		}
+		/* 3. then the journal, one block after the other */
+		for (s = s + 1; s <= last; s++) {
+			if (WARN_ON_ONCE(ew_meta_journal_full(&md->sb, s))) {
+				ew_md_fail(md, "journal (ring full)", -ENOSPC);
+				return -EIO;
+			}
+			ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_PREFLUSH |
+				       REQ_FUA | REQ_SYNC,
+				       md->jblk[s % EW_MD_JBUFS],
+				       ew_meta_journal_blocknr(&md->jsb, s), 1);
+			if (ret) {
+				ew_md_fail(md, "journal write", ret);
+				return ret;
+			}
+			/* 4. durable: waiters and deferred frees may go */
+			spin_lock_irq(md->lock);
+			md->durable_seq = s;
+			md->dfree_safe = md->jmark[s % EW_MD_JBUFS];
+			spin_unlock_irq(md->lock);
+		}
+		spin_lock_irq(md->lock);
+		md->commits++;
+		spin_unlock_irq(md->lock);
+	} while (again);
+	return 0;
+}
+
+int ew_md_commit(struct ew_md *md)
+{
+	int ret;
+
+	mutex_lock(&md->io_mutex);
+	ret = __ew_md_commit(md);
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/*
+ * The on-disk journal is half full (counting the buffers that may fill
+ * before the next look): checkpoint, long before a journal block could
+ * overwrite one the durable superblock still needs.
+ */
+bool ew_md_checkpoint_due(struct ew_md *md)
+{
+	bool due;
+	u64 open;
+
+	mutex_lock(&md->io_mutex);
+	spin_lock_irq(md->lock);
+	open = md->open_seq;
+	spin_unlock_irq(md->lock);
+	due = !ew_md_failed(md) && open + EW_MD_JBUFS - md->sb.journal_seq >=
+	      md->sb.journal_blocks / 2;
+	mutex_unlock(&md->io_mutex);
+	return due;
+}
+
+static int __ew_md_checkpoint(struct ew_md *md, bool clean)
+{
+	struct ew_meta_sb nsb = md->sb;
+	u32 area = ew_meta_ckpt_next_area(&md->sb);
+	u64 seq = ew_meta_ckpt_next_seq(&md->sb), start, idx, i, n;
+	int ret;
+
+	/*
+	 * What is logged so far goes to the journal first: when nothing
+	 * changes meanwhile (a suspended array), the checkpoint leaves
+	 * nothing to replay.
+	 */
+	ret = __ew_md_commit(md);
+	if (ret)
+		return ret;
+	/* 1. every map change from here on is in journal block >= start */
+	spin_lock_irq(md->lock);
+	start = md->open_seq;
+	spin_unlock_irq(md->lock);
+	/* 2. the map, each block encoded under the lock */
+	for (idx = 0; idx < md->sb.ckpt_blocks; idx += n) {
+		n = min_t(u64, EW_MD_IOBLOCKS, md->sb.ckpt_blocks - idx);
+		for (i = 0; i < n; i++) {
+			spin_lock_irq(md->lock);
+			ew_meta_ckpt_encode(&md->sb, md->map, area, seq, idx + i,
+					    md->iobuf + i * EW_META_BLOCK_SIZE);
+			spin_unlock_irq(md->lock);
+		}
+		ret = ew_md_rw(md, md->meta, REQ_OP_WRITE, md->iobuf,
+			       md->sb.ckpt_start[area] + idx, n);
+		if (ret) {
+			ew_md_fail(md, "checkpoint write", ret);
+			return ret;
+		}
+		cond_resched();
+	}
+	/* 3. what the journal holds up to now, and the checkpoint, durable */
+	ret = __ew_md_commit(md);
+	if (ret)
+		return ret;
+	ret = ew_md_flush_meta(md);
+	if (ret) {
+		ew_md_fail(md, "metadata flush", ret);
+		return ret;
+	}
+	/* 4. the superblock naming it, in the other slot */
+	ew_meta_sb_commit_ckpt(&nsb, area, seq, start);
+	nsb.flags = clean ? EW_META_SB_CLEAN : 0;
+	ret = ew_md_write_sb(md, &nsb);
+	if (ret)
+		return ret;
+	md->sb = nsb;
+	spin_lock_irq(md->lock);
+	md->checkpoints++;
+	spin_unlock_irq(md->lock);
+	return 0;
+}
+
+int ew_md_checkpoint(struct ew_md *md, bool clean)
+{
+	bool idle;
+	int ret;
+
+	mutex_lock(&md->io_mutex);
+	if (ew_md_failed(md)) {
+		mutex_unlock(&md->io_mutex);
+		return -EIO;
+	}
+	/* nothing logged since the last checkpoint: the flag is enough */
+	spin_lock_irq(md->lock);
+	idle = ew_meta_jbuf_empty(&md->open) &&
+	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq;
+	spin_unlock_irq(md->lock);
+	if (idle) {
+		ret = 0;
+		if (!!(md->sb.flags & EW_META_SB_CLEAN) != clean) {
+			struct ew_meta_sb nsb = md->sb;
+
+			ew_meta_sb_set_flags(&nsb, clean ? EW_META_SB_CLEAN : 0);
+			ret = ew_md_write_sb(md, &nsb);
+			if (!ret)
+				md->sb = nsb;
+		}
+	} else {
+		ret = __ew_md_checkpoint(md, clean);
+	}
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+int ew_md_set_clean(struct ew_md *md, bool clean)
+{
+	struct ew_meta_sb nsb;
+	int ret = 0;
+
+	mutex_lock(&md->io_mutex);
+	if (ew_md_failed(md)) {
+		ret = -EIO;
+	} else if (!!(md->sb.flags & EW_META_SB_CLEAN) != clean) {
+		nsb = md->sb;
+		ew_meta_sb_set_flags(&nsb, clean ? EW_META_SB_CLEAN : 0);
+		ret = ew_md_write_sb(md, &nsb);
+		if (!ret)
+			md->sb = nsb;
+	}
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Open: format or recover (on-disk-format.rst, "Recovery"). */
+
+static const char *const ew_md_errors[] = {
+	"Cannot read the metadata device",
+	"Cannot read a data device's label",
+	"Data device carries an eagerwrite label: zero its first 4 KiB to reuse it",
+	"Cannot write the new metadata",
+	"Cannot allocate the metadata buffers",
+};
+
+#define E_MD_READ	ew_md_errors[0]
+#define E_MD_LREAD	ew_md_errors[1]
+#define E_MD_LABELLED	ew_md_errors[2]
+#define E_MD_FORMAT	ew_md_errors[3]
+#define E_MD_NOMEM	ew_md_errors[4]
+
+static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
+			const char **error)
+{
+	struct ew_meta_label lb;
+	const char *why;
+	u8 uuid[EW_META_UUID_SIZE];
+	u32 i;
+	int ret;
+
+	/* never format over a member of an array */
+	for (i = 0; i < md->nr; i++) {
+		ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
+		if (ret) {
+			*error = E_MD_LREAD;
+			return ret;
+		}
+		if (!ew_meta_label_decode(md->iobuf, &lb, &why)) {
+			*error = E_MD_LABELLED;
+			return -EINVAL;
+		}
+	}
+	generate_random_uuid(uuid);
+	ret = ew_meta_sb_init(&md->sb, cfg->t, cfg->g, uuid, error);
+	if (ret)
+		return ret;
+	for (i = 0; i < md->nr; i++) {
+		ew_meta_label_encode(&md->sb, i, md->iobuf);
+		ret = ew_md_rw(md, md->data[i], REQ_OP_WRITE | REQ_FUA |
+			       REQ_SYNC, md->iobuf, 0, 1);
+		if (ret)
+			goto bad;
+	}
+	/* slot 1 zeroed, then generation 1 in slot 0: the last write */
+	memset(md->iobuf, 0, EW_META_BLOCK_SIZE);
+	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+		       md->iobuf, 1, 1);
+	if (ret)
+		goto bad;
+	ret = ew_md_write_sb(md, &md->sb);
+	if (ret)
+		goto bad;
+	return 0;
+bad:
+	*error = E_MD_FORMAT;
+	return ret;
+}
+
+/* Steps 2-5 of recovery on a superblock picked from the slots. */
+static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
+			 const char **error)
+{
+	struct ew_meta_sb *sb = &md->sb;
+	u64 idx, n, i, seq, bn, l;
+	u32 r;
+	int ret;
+
+	/* checkpoint */
+	for (idx = 0; sb->ckpt_seq && idx < sb->ckpt_blocks; idx += n) {
+		n = min_t(u64, EW_MD_IOBLOCKS, sb->ckpt_blocks - idx);
+		ret = ew_md_read(md, md->meta, md->iobuf,
+				 sb->ckpt_start[sb->ckpt_area] + idx, n);
+		if (ret) {
+			*error = E_MD_READ;
+			return ret;
+		}
+		for (i = 0; i < n; i++) {
+			ret = ew_meta_ckpt_decode(sb, md->iobuf +
+						  i * EW_META_BLOCK_SIZE,
+						  idx + i, md->map, error);
+			if (ret)
+				return ret;
+		}
+		cond_resched();
+	}
+	/*
+	 * The journal, a few blocks per read (never past the ring's end):
+	 * block after block until the first that is not the next.
+	 */
+	seq = sb->journal_seq;
+	n = 0;		/* blocks in iobuf, from seq */
+	i = 0;
+	for (;;) {
+		if (seq - sb->journal_seq >= sb->journal_blocks)
+			break;
+		if (i == n) {
+			bn = ew_meta_journal_blocknr(sb, seq);
+			n = min_t(u64, EW_MD_IOBLOCKS,
+				  sb->journal_start + sb->journal_blocks - bn);
+			ret = ew_md_read(md, md->meta, md->iobuf, bn, n);
+			if (ret) {
+				*error = E_MD_READ;
+				return ret;
+			}
+			i = 0;
+			cond_resched();
+		}
+		ret = ew_meta_replay_block(sb, &md->g, md->map, seq,
+					   md->iobuf + i * EW_META_BLOCK_SIZE,
+					   error);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
+		res->records += le32_to_cpu(((struct ew_meta_hdr *)
+					     (md->iobuf + i * EW_META_BLOCK_SIZE))->nr);
+		seq++;
+		i++;
+	}
+	res->replayed = seq - sb->journal_seq;
+	/* a valid block right after the end: seq was lost, not torn */
+	if (res->replayed + 1 < sb->journal_blocks) {
+		void *next;
+
+		if (i + 1 < n) {
+			next = md->iobuf + (i + 1) * EW_META_BLOCK_SIZE;
+		} else {
+			next = md->iobuf;
+			ret = ew_md_read(md, md->meta, next,
+					 ew_meta_journal_blocknr(sb, seq + 1), 1);
+			if (ret) {
+				*error = E_MD_READ;
+				return ret;
+			}
+		}
+		ret = ew_meta_journal_end(sb, seq, next, error);
+		if (ret)
+			return ret;
+	}
+	ret = ew_meta_map_check(&md->g, md->map, &l, &r, error);
+	if (ret == -ENOMEM)
+		*error = E_MD_NOMEM;
+	if (ret) {
+		if (ret == -EINVAL)
+			DMERR("map check: logical block %llu replica %u: %s",
+			      l, r, *error);
+		return ret;
+	}
+	md->open_seq = seq;
+	md->durable_seq = seq - 1;
+	return 0;
+}
+
+int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
+	       struct ew_md_open_result *res, const char **error)
+{
+	struct ew_md *md;
+	const char *why = NULL;
+	void *blk1;
+	u32 slot, i;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	md = kzalloc(sizeof(*md), GFP_KERNEL);
+	if (!md) {
+		*error = E_MD_NOMEM;
+		return -ENOMEM;
+	}
+	md->meta = cfg->meta;
+	md->nr = cfg->nr;
+	for (i = 0; i < cfg->nr; i++)
+		md->data[i] = cfg->data[i];
+	md->g = *cfg->g;
+	md->lock = cfg->lock;
+	md->map = cfg->map;
+	md->dfree = cfg->dfree;
+	md->unit_max = cfg->g->p.mirrors;
+	md->unit_block = EW_META_JREC_PER_BLOCK - (md->unit_max - 1);
+	mutex_init(&md->io_mutex);
+	ret = -ENOMEM;
+	*error = E_MD_NOMEM;
+	md->iobuf = vmalloc(EW_MD_IOBLOCKS * EW_META_BLOCK_SIZE);
+	if (!md->iobuf)
+		goto bad;
+	for (i = 0; i < EW_MD_JBUFS; i++) {
+		md->jblk[i] = kmalloc(EW_META_BLOCK_SIZE, GFP_KERNEL);
+		if (!md->jblk[i])
+			goto bad;
+	}
+	md->io = dm_io_client_create();
+	if (IS_ERR(md->io)) {
+		ret = PTR_ERR(md->io);
+		md->io = NULL;
+		goto bad;
+	}
+
+	/* 1. the superblock slots */
+	ret = ew_md_read(md, md->meta, md->iobuf, 0, 2);
+	if (ret) {
+		*error = E_MD_READ;
+		goto bad;
+	}
+	blk1 = md->iobuf + EW_META_BLOCK_SIZE;
+	ret = ew_meta_sb_pick(md->iobuf, blk1, &md->sb, &slot, &why);
+	if (ret == -ENODATA) {
+		ret = ew_md_format(md, cfg, error);
+		if (ret)
+			goto bad;
+		res->formatted = true;
+		md->open_seq = md->sb.journal_seq;
+		md->durable_seq = md->open_seq - 1;
+	} else if (ret) {
+		*error = why;
+		goto bad;
+	} else {
+		/* 2. this array, this table, these members in this order */
+		ret = ew_meta_sb_check_table(&md->sb, cfg->t, cfg->g, error);
+		if (!ret)
+			ret = ew_meta_sb_check_size(&md->sb,
+						    bdev_nr_sectors(md->meta),
+						    error);
+		for (i = 0; !ret && i < md->nr; i++) {
+			ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
+			if (ret) {
+				*error = E_MD_LREAD;
+				break;
+			}
+			ret = ew_meta_label_check(&md->sb, md->iobuf, i, error);
+			if (ret)
+				DMERR("data device %u: %s", i, *error);
+		}
+		if (ret)
+			goto bad;
+		/* 3-5. checkpoint, journal, cross-check */
+		ret = ew_md_recover(md, res, error);
+		if (ret)
+			goto bad;
+		res->clean = md->sb.flags & EW_META_SB_CLEAN;
+	}
+	md->jsb = md->sb;
+	ew_meta_jbuf_init(&md->open, md->jblk[md->open_seq % EW_MD_JBUFS]);
+	md->dfree_safe = md->dfree->tail;
+	*out = md;
+	return 0;
+bad:
+	ew_md_close(md);
+	return ret;
+}
+
+void ew_md_close(struct ew_md *md)
+{
+	u32 i;
+
+	if (!md)
+		return;
+	if (md->io)
+		dm_io_client_destroy(md->io);
+	for (i = 0; i < EW_MD_JBUFS; i++)
+		kfree(md->jblk[i]);
+	vfree(md->iobuf);
+	kfree(md);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-eagerwrite-metadata.h - the persistent metadata of an eagerwrite
+ * array: open (format or recover), the journal, commit, checkpoint, the
+ * clean flag and the failure latch.  The on-disk format is the core's
+ * (core/ew_meta.h, Documentation/on-disk-format.rst); this is its I/O.
+ *
+ * Two kinds of calls:
+ *  - "under the lock": the array lock given at open (struct
+ *    ew_md_config.lock) held, any context (completions run in irq
+ *    context); they never sleep nor allocate;
+ *  - "process context": they sleep (metadata I/O) and serialise among
+ *    themselves; never with the array lock held.
+ */
+#ifndef DM_EAGERWRITE_METADATA_H
+#define DM_EAGERWRITE_METADATA_H
+
+#include <linux/blkdev.h>
+#include <linux/spinlock.h>
+
+#include "core/ew_geom.h"
+#include "core/ew_table.h"
+#include "core/ew_map.h"
+
+struct ew_md;
+
+struct ew_md_config {
+	struct block_device *meta;
+	struct block_device *data[EW_MAX_DISKS];
+	u32 nr;
+	const struct ew_table_args *t;
+	const struct ew_geom *g;
+	spinlock_t *lock;		/* the array lock */
+	struct ew_map *map;		/* the array's map, under *lock */
+	struct ew_dfree *dfree;		/* its deferred-free list, ditto */
+};
+
+/* What opening found. */
+struct ew_md_open_result {
+	bool formatted;			/* a new array */
+	bool clean;			/* the superblock said CLEAN */
+	u64 replayed;			/* journal blocks applied */
+	u64 records;			/* ... and their records */
+};
+
+struct ew_md_stats {
+	bool failed;
+	u64 journal_seq;		/* the open journal block */
+	u64 durable_seq;		/* the last durable one */
+	u64 commits;
+	u64 checkpoints;
+};
+
+/*
+ * Process context.  Formats the metadata device when its first block is
+ * all zeros, else validates it against the table and the member labels
+ * and loads the map into cfg->map (checkpoint, then the journal).
+ * -EINVAL with a precise *error (static) when refused.
+ */
+int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
+	       struct ew_md_open_result *res, const char **error);
+void ew_md_close(struct ew_md *md);
+
+/* Under the lock.  Journal space: units are records (one per replica). */
+bool ew_md_reserve(struct ew_md *md, u32 units);
+bool ew_md_room(struct ew_md *md, u32 units);
+void ew_md_unreserve(struct ew_md *md, u32 units);
+/*
+ * Logs the current state of lblock's replicas (mask; 0: only the mask)
+ * into the open journal block, using reserved units; returns the seq of
+ * the journal block that holds the record (0 once failed).
+ */
+u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas);
+u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count);
+/* A write to member disk completed: the next commit flushes it. */
+void ew_md_member_dirty(struct ew_md *md, u32 disk);
+/* The journal seq a flush arriving now waits for; 0: nothing to wait for. */
+u64 ew_md_flush_seq(struct ew_md *md);
+u64 ew_md_durable_seq(struct ew_md *md);
+/* Deferred frees below this sequence have their remaps durable. */
+u64 ew_md_dfree_safe(struct ew_md *md);
+void ew_md_stats(struct ew_md *md, struct ew_md_stats *st);
+
+/* Any context, no lock: the failure latch. */
+bool ew_md_failed(struct ew_md *md);
+
+/* Process context. */
+int ew_md_commit(struct ew_md *md);
+bool ew_md_checkpoint_due(struct ew_md *md);
+int ew_md_checkpoint(struct ew_md *md, bool clean);
+int ew_md_set_clean(struct ew_md *md, bool clean);
+/* Members whose flush failed since the last call (bit per member). */
+u64 ew_md_member_errors(struct ew_md *md);
+
+#endif /* DM_EAGERWRITE_METADATA_H */
