@@ -135,6 +135,9 @@ if [ "${1-}" = --guest ]; then
 				{ notok "$name: ewprobe rate on ${t%%:*} ${t#*:}"; sed 's/^/#   /' /tmp/rate.err; continue; }
 			echo "# rate target=${t%%:*} dev=${t#*:} $(jq -r '"ops_per_sec=\(.ops_per_sec) p50_us=\(.latency_us.p50) p99_us=\(.latency_us.p99) verdict=\(.verdict)"' /tmp/rate.json)"
 		done
+		# rate left its own data in block 0, which the scan would
+		# rightly call foreign to the write run that follows
+		dd if=/dev/zero of="$dev" bs=4096 count=1 oflag=direct conv=notrunc status=none
 	fi
 	blocks=$(( $(blockdev --getsz "$dev") / 8 ))
 	[ "$blocks" -gt $MAX_BLOCKS ] && blocks=$MAX_BLOCKS
