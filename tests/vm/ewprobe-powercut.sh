@@ -85,12 +85,14 @@ if [ "${1-}" = --guest ]; then
 				jq -r '.problems[:5][] | "#   block \(.block): \(.kind): \(.found)"' /tmp/v.json 2>/dev/null
 			fi
 			# Control: the last acknowledged block, zeroed through
-			# the target, must be reported lost by the same log.
+			# the target, must be reported lost by the same log (one
+			# more loss than before; problems lists only the first 100).
 			blk=$(grep -aE "^EWPROBE ack $whole" /tmp/log | tail -n 1 | cut -d' ' -f4)
 			if [ -n "$blk" ] &&
 					dd if=/dev/zero of="$dev" bs=4096 seek="$blk" count=1 oflag=direct conv=notrunc status=none &&
 					{ ewprobe verify --log /tmp/log --json "$dev" >/tmp/c.json 2>/dev/null; [ $? = 1 ]; } &&
-					jq -e --argjson b "$blk" '.lost >= 1 and any(.problems[]; .block == $b and .kind == "lost")' /tmp/c.json >/dev/null; then
+					jq -e --argjson b "$blk" --slurpfile v /tmp/v.json \
+						'.lost > $v[0].lost or any(.problems[]; .block == $b and .kind == "lost")' /tmp/c.json >/dev/null; then
 				ok "$name: control: the last acknowledged block (block $blk) zeroed is reported lost"
 			else
 				notok "$name: control: the last acknowledged block (block ${blk:-none}) zeroed is reported lost"
@@ -106,7 +108,8 @@ if [ "${1-}" = --guest ]; then
 					{ [ -n "$(tr -d '\0' </tmp/blk | head -c 1)" ] || head -c 4096 /dev/urandom >/tmp/blk; } &&
 					dd if=/tmp/blk of="$dev" bs=4096 seek="$free" count=1 oflag=direct conv=notrunc status=none &&
 					{ ewprobe verify --log /tmp/log --scan --json "$dev" >/tmp/c.json 2>/dev/null; [ $? = 1 ]; } &&
-					jq -e --argjson b "$free" 'any(.problems[]; .block == $b and .kind == "foreign")' /tmp/c.json >/dev/null; then
+					jq -e --argjson b "$free" --slurpfile v /tmp/v.json \
+						'.foreign > $v[0].foreign or any(.problems[]; .block == $b and .kind == "foreign")' /tmp/c.json >/dev/null; then
 				ok "$name: control: block $src's data written over unmentioned block $free is reported foreign"
 			else
 				notok "$name: control: block ${src:-none}'s data written over unmentioned block ${free:-none} is reported foreign"
@@ -151,132 +154,139 @@ if [ "${1-}" = --guest ]; then
 fi
 
 # ---- on the host ----
-if [ -e /ew/config ]; then
-	echo "not ok - $(basename "$0") runs on the host (it boots the guest itself)"
-	exit 1
-fi
-usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; }
-configs="raid10:1 ddm:1 ew:1 raid10:2 ddm:2 ew:2" cuts=6 min_delay=1.5 max_delay=6
-seed=$(( $(date +%s) % 100000 )) rate=0
-while [ $# -gt 0 ]; do
-	case $1 in
-	--configs) configs=$2; shift 2 ;;
-	--cuts) cuts=$2; shift 2 ;;
-	--min-delay) min_delay=$2; shift 2 ;;
-	--max-delay) max_delay=$2; shift 2 ;;
-	--seed) seed=$2; shift 2 ;;
-	--rate) rate=1; shift ;;
-	-h|--help) usage; exit 0 ;;
-	*) echo "ewprobe-powercut: unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-read -ra cfgs <<<"$configs"
-[ ${#cfgs[@]} -gt 0 ] && [ "$cuts" -ge 1 ] || { echo "ewprobe-powercut: bad --configs/--cuts" >&2; exit 2; }
+# All in one function, read whole before it runs: the chain takes an hour
+# and bash reads a script as it goes, so an edit of this file during a run
+# would otherwise change what the running chain does next.
+main() {
+	if [ -e /ew/config ]; then
+		echo "not ok - $(basename "$0") runs on the host (it boots the guest itself)"
+		exit 1
+	fi
+	usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; }
+	configs="raid10:1 ddm:1 ew:1 raid10:2 ddm:2 ew:2" cuts=6 min_delay=1.5 max_delay=6
+	seed=$(( $(date +%s) % 100000 )) rate=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--configs) configs=$2; shift 2 ;;
+		--cuts) cuts=$2; shift 2 ;;
+		--min-delay) min_delay=$2; shift 2 ;;
+		--max-delay) max_delay=$2; shift 2 ;;
+		--seed) seed=$2; shift 2 ;;
+		--rate) rate=1; shift ;;
+		-h|--help) usage; exit 0 ;;
+		*) echo "ewprobe-powercut: unknown argument $1" >&2; exit 2 ;;
+		esac
+	done
+	read -ra cfgs <<<"$configs"
+	[ ${#cfgs[@]} -gt 0 ] && [ "$cuts" -ge 1 ] || { echo "ewprobe-powercut: bad --configs/--cuts" >&2; exit 2; }
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${EW_BIN:-$top/build/userspace/bin}
-ewprobe=$bin/ewprobe
-fails=0
-ok() { echo "ok - $1"; }
-notok() { echo "not ok - $1"; fails=$((fails + 1)); }
-note() { echo "# $*"; }
-[ -x "$ewprobe" ] || { notok "ewprobe built ($ewprobe)"; exit 1; }
-mkdir -p "$top/build/vm"
-dir=$(mktemp -d "$top/build/vm/powercut.XXXXXX") || exit 2
-trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
-vmrun=("$top/scripts/vm-run" --disks $NDISKS --disk-size 32M --meta-size 16M
-	--disk-dir "$dir" --timeout 400 --quiet)
+	top=$(cd "$(dirname "$0")/../.." && pwd)
+	bin=${EW_BIN:-$top/build/userspace/bin}
+	ewprobe=$bin/ewprobe
+	fails=0
+	ok() { echo "ok - $1"; }
+	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
+	note() { echo "# $*"; }
+	[ -x "$ewprobe" ] || { notok "ewprobe built ($ewprobe)"; exit 1; }
+	mkdir -p "$top/build/vm"
+	dir=$(mktemp -d "$top/build/vm/powercut.XXXXXX") || exit 2
+	trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
+	vmrun=("$top/scripts/vm-run" --disks $NDISKS --disk-size 32M --meta-size 16M
+		--disk-dir "$dir" --timeout 400 --quiet)
 
-# Delays: uniform in [min, max] seconds, millisecond steps, from the seed.
-RANDOM=$seed
-span_ms=$(awk -v a="$min_delay" -v b="$max_delay" 'BEGIN { printf "%d", (b - a) * 1000 }')
-declare -a cfg_of delay_of
-rate_cut=0
-for ((i = 1; i <= cuts; i++)); do
-	cfg_of[i]=${cfgs[$(((i - 1) % ${#cfgs[@]}))]}
-	ms=$(( (RANDOM * 32768 + RANDOM) % (span_ms + 1) ))
-	delay_of[i]=$(awk -v a="$min_delay" -v m="$ms" 'BEGIN { printf "%.3f", a + m / 1000 }')
-	if [ "$rate" = 1 ] && [ "$rate_cut" = 0 ] && [ "${cfg_of[i]%%:*}" = ew ]; then
-		rate_cut=$i
-	fi
-done
-note "cuts $cuts over: $configs; writing ${min_delay}..${max_delay} s before each cut; seed $seed"
-whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
-loglen=0
-t_all=$SECONDS
+	# Delays: uniform in [min, max] seconds, millisecond steps, from the seed.
+	RANDOM=$seed
+	span_ms=$(awk -v a="$min_delay" -v b="$max_delay" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	declare -a cfg_of delay_of
+	rate_cut=0
+	for ((i = 1; i <= cuts; i++)); do
+		cfg_of[i]=${cfgs[$(((i - 1) % ${#cfgs[@]}))]}
+		ms=$(( (RANDOM * 32768 + RANDOM) % (span_ms + 1) ))
+		delay_of[i]=$(awk -v a="$min_delay" -v m="$ms" 'BEGIN { printf "%.3f", a + m / 1000 }')
+		if [ "$rate" = 1 ] && [ "$rate_cut" = 0 ] && [ "${cfg_of[i]%%:*}" = ew ]; then
+			rate_cut=$i
+		fi
+	done
+	note "cuts $cuts over: $configs; writing ${min_delay}..${max_delay} s before each cut; seed $seed"
+	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
+	loglen=0
+	t_all=$SECONDS
 
-for ((b = 1; b <= cuts + 1; b++)); do
-	v=$((b - 1)) w=$b
-	vargs=(- - -) wargs=(- - -)
-	[ $v -ge 1 ] && vargs=("${cfg_of[v]}" "$loglen" "$v")
-	[ $w -le "$cuts" ] && wargs=("${cfg_of[w]}" "${delay_of[w]}" "$w")
-	r=0
-	[ "$w" = "$rate_cut" ] && r=1
-	kill=()
-	[ $w -le "$cuts" ] && kill=(--kill-on '^EW-POWERCUT-NOW')
-	t0=$SECONDS
-	"${vmrun[@]}" --channel "$dir/channel$b.log" --log "$dir/boot$b.log" "${kill[@]}" \
-		-- "$0" --guest "${vargs[@]}" "${wargs[@]}" "$r" >"$dir/vm-run$b.out" 2>&1
-	rc=$?
-	grep -a '^ok \|^not ok \|^# ' "$dir/boot$b.log" | grep -av '^# status: '
-	grep -aq '^not ok ' "$dir/boot$b.log" && fails=$((fails + 1))
-	if [ $w -gt "$cuts" ]; then
-		[ $rc = 0 ] && ok "boot $b: verify of cut $v ($((SECONDS - t0)) s)" ||
-			notok "boot $b: verify of cut $v (vm-run exit $rc)"
-		break
-	fi
-	if [ $rc != 137 ]; then
-		notok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing (vm-run exit $rc)"
-		grep -a 'vm-run' "$dir/vm-run$b.out" | sed 's/^/#   /'
-		tail -n 8 "$dir/boot$b.log" | sed 's/^/#   /'
-		break
-	fi
-	log=$dir/channel$b.log
-	acks=$(grep -acE "^EWPROBE ack $whole" "$log")
-	intents=$(grep -acE "^EWPROBE intent $whole" "$log")
-	if grep -aq '^EWPROBE start ' "$log" && [ "$acks" -ge 1 ]; then
-		ok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing: $intents intents, $acks acks on the host ($((SECONDS - t0)) s)"
-	else
-		notok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing: $intents intents, $acks acks on the host"
-		break
-	fi
-	if [ "${cfg_of[w]}" = raw ]; then
-		"$ewprobe" verify --log "$log" --scan --json "$dir/disk00.img" >"$dir/host.json"
+	for ((b = 1; b <= cuts + 1; b++)); do
+		v=$((b - 1)) w=$b
+		vargs=(- - -) wargs=(- - -)
+		[ $v -ge 1 ] && vargs=("${cfg_of[v]}" "$loglen" "$v")
+		[ $w -le "$cuts" ] && wargs=("${cfg_of[w]}" "${delay_of[w]}" "$w")
+		r=0
+		[ "$w" = "$rate_cut" ] && r=1
+		kill=()
+		[ $w -le "$cuts" ] && kill=(--kill-on '^EW-POWERCUT-NOW')
+		t0=$SECONDS
+		"${vmrun[@]}" --channel "$dir/channel$b.log" --log "$dir/boot$b.log" "${kill[@]}" \
+			-- "$0" --guest "${vargs[@]}" "${wargs[@]}" "$r" >"$dir/vm-run$b.out" 2>&1
 		rc=$?
-		note "host verify of cut $w: $(jq -c '{acked, verified, later_write, lost, corrupt, foreign, unacked, scan_stale}' "$dir/host.json" 2>/dev/null)"
-		[ $rc = 0 ] && ok "cut $w (raw): host verify of disk00.img: nothing lost" ||
-			notok "cut $w (raw): host verify of disk00.img: nothing lost (exit $rc)"
-		blk=$(grep -aE "^EWPROBE ack $whole" "$log" | tail -n 1 | cut -d' ' -f4)
-		cp "$dir/disk00.img" "$dir/control.img"
-		dd if=/dev/zero of="$dir/control.img" bs=4096 seek="$blk" count=1 conv=notrunc status=none
-		"$ewprobe" verify --log "$log" --json "$dir/control.img" >"$dir/control.json"
-		rc=$?
-		[ $rc = 1 ] && jq -e '.lost >= 1' "$dir/control.json" >/dev/null &&
-			ok "cut $w (raw): host control: a copy with block $blk zeroed is reported lost" ||
-			notok "cut $w (raw): host control: a copy with block $blk zeroed is reported lost (exit $rc)"
-		rm -f "$dir/control.img"
-	fi
-	loglen=$(stat -c %s "$log")
-	dd if="$log" of="$dir/disk04.img" conv=notrunc status=none
-done
+		grep -a '^ok \|^not ok \|^# ' "$dir/boot$b.log" | grep -av '^# status: '
+		grep -aq '^not ok ' "$dir/boot$b.log" && fails=$((fails + 1))
+		if [ $w -gt "$cuts" ]; then
+			[ $rc = 0 ] && ok "boot $b: verify of cut $v ($((SECONDS - t0)) s)" ||
+				notok "boot $b: verify of cut $v (vm-run exit $rc)"
+			break
+		fi
+		if [ $rc != 137 ]; then
+			notok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing (vm-run exit $rc)"
+			grep -a 'vm-run' "$dir/vm-run$b.out" | sed 's/^/#   /'
+			tail -n 8 "$dir/boot$b.log" | sed 's/^/#   /'
+			break
+		fi
+		log=$dir/channel$b.log
+		acks=$(grep -acE "^EWPROBE ack $whole" "$log")
+		intents=$(grep -acE "^EWPROBE intent $whole" "$log")
+		if grep -aq '^EWPROBE start ' "$log" && [ "$acks" -ge 1 ]; then
+			ok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing: $intents intents, $acks acks on the host ($((SECONDS - t0)) s)"
+		else
+			notok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing: $intents intents, $acks acks on the host"
+			break
+		fi
+		if [ "${cfg_of[w]}" = raw ]; then
+			"$ewprobe" verify --log "$log" --scan --json "$dir/disk00.img" >"$dir/host.json"
+			rc=$?
+			note "host verify of cut $w: $(jq -c '{acked, verified, later_write, lost, corrupt, foreign, unacked, scan_stale}' "$dir/host.json" 2>/dev/null)"
+			[ $rc = 0 ] && ok "cut $w (raw): host verify of disk00.img: nothing lost" ||
+				notok "cut $w (raw): host verify of disk00.img: nothing lost (exit $rc)"
+			blk=$(grep -aE "^EWPROBE ack $whole" "$log" | tail -n 1 | cut -d' ' -f4)
+			cp "$dir/disk00.img" "$dir/control.img"
+			dd if=/dev/zero of="$dir/control.img" bs=4096 seek="$blk" count=1 conv=notrunc status=none
+			"$ewprobe" verify --log "$log" --json "$dir/control.img" >"$dir/control.json"
+			rc=$?
+			[ $rc = 1 ] && jq -e '.lost >= 1' "$dir/control.json" >/dev/null &&
+				ok "cut $w (raw): host control: a copy with block $blk zeroed is reported lost" ||
+				notok "cut $w (raw): host control: a copy with block $blk zeroed is reported lost (exit $rc)"
+			rm -f "$dir/control.img"
+		fi
+		loglen=$(stat -c %s "$log")
+		dd if="$log" of="$dir/disk04.img" conv=notrunc status=none
+	done
 
-# ---- totals ----
-cat "$dir"/boot*.log | grep -a '^# figures ' >"$dir/figures"
-verified_cuts=$(wc -l <"$dir/figures")
-totals=$(awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
-	END { printf "acked %d, verified %d, later-write %d, lost %d, corrupt %d, foreign %d, unacked %d",
-		s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["foreign"], s["unacked"] }' "$dir/figures")
-note "totals: $verified_cuts of $cuts cuts verified; $totals; $((SECONDS - t_all)) s"
-for c in "${cfgs[@]}"; do
-	note "  $c: $(grep -a " config=$c " "$dir/figures" | awk '{ n++; for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
-		END { printf "%d cuts, acked %d, lost %d, corrupt %d, foreign %d", n, s["acked"], s["lost"], s["corrupt"], s["foreign"] }')"
-done
-[ "$verified_cuts" = "$cuts" ] && ok "every cut reached its verification ($verified_cuts of $cuts)" ||
-	notok "every cut reached its verification ($verified_cuts of $cuts)"
-if [ "$rate_cut" != 0 ]; then
-	raw_r=$(cat "$dir"/boot*.log | sed -n 's/^# rate target=raw .*ops_per_sec=\([0-9.]*\).*/\1/p' | head -n 1)
-	arr_r=$(cat "$dir"/boot*.log | sed -n 's/^# rate target=array .*ops_per_sec=\([0-9.]*\).*/\1/p' | head -n 1)
-	fig=$(grep -a " cut=$rate_cut " "$dir/figures" | cut -d' ' -f5-)
-	note "issue 8, ${cfg_of[rate_cut]} array: ewprobe rate --same-block ${arr_r:-?}/s on the array, ${raw_r:-?}/s on a raw member (same boot; 10,000 RPM ceiling 167/s); then power cut $rate_cut: ${fig:-not verified}"
-fi
-[ "$fails" -eq 0 ]
+	# ---- totals ----
+	cat "$dir"/boot*.log | grep -a '^# figures ' >"$dir/figures"
+	verified_cuts=$(wc -l <"$dir/figures")
+	totals=$(awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
+		END { printf "acked %d, verified %d, later-write %d, lost %d, corrupt %d, foreign %d, unacked %d",
+			s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["foreign"], s["unacked"] }' "$dir/figures")
+	note "totals: $verified_cuts of $cuts cuts verified; $totals; $((SECONDS - t_all)) s"
+	for c in "${cfgs[@]}"; do
+		note "  $c: $(grep -a " config=$c " "$dir/figures" | awk '{ n++; for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
+			END { printf "%d cuts, acked %d, lost %d, corrupt %d, foreign %d", n, s["acked"], s["lost"], s["corrupt"], s["foreign"] }')"
+	done
+	[ "$verified_cuts" = "$cuts" ] && ok "every cut reached its verification ($verified_cuts of $cuts)" ||
+		notok "every cut reached its verification ($verified_cuts of $cuts)"
+	if [ "$rate_cut" != 0 ]; then
+		raw_r=$(cat "$dir"/boot*.log | sed -n 's/^# rate target=raw .*ops_per_sec=\([0-9.]*\).*/\1/p' | head -n 1)
+		arr_r=$(cat "$dir"/boot*.log | sed -n 's/^# rate target=array .*ops_per_sec=\([0-9.]*\).*/\1/p' | head -n 1)
+		fig=$(grep -a " cut=$rate_cut " "$dir/figures" | cut -d' ' -f5-)
+		note "issue 8, ${cfg_of[rate_cut]} array: ewprobe rate --same-block ${arr_r:-?}/s on the array, ${raw_r:-?}/s on a raw member (same boot; 10,000 RPM ceiling 167/s); then power cut $rate_cut: ${fig:-not verified}"
+	fi
+	[ "$fails" -eq 0 ]
+}
+main "$@"
+exit $?
