@@ -3,8 +3,7 @@
 #
 # N power cuts in N+1 boots with ewprobe (issues 5 and 8), run on the HOST;
 # the engine behind tests/vm/crash-ewprobe-array.sh and crash-ewprobe-raw.sh
-# (make check-crash) and pending-host-crash-array.sh (make check once the
-# target persists).  It drives scripts/vm-run itself and passes itself in as
+# (make check-crash) and host-crash-array.sh (make check).  It drives scripts/vm-run itself and passes itself in as
 # the guest script.  Not run by vmtest on its own (no test-/host-/crash-
 # prefix).
 #
