@@ -3,9 +3,9 @@
 #
 # N power cuts in N+1 boots with ewprobe (issues 5 and 8), run on the HOST;
 # the engine behind tests/vm/crash-ewprobe-array.sh and crash-ewprobe-raw.sh
-# (make check-crash) and host-crash-array.sh (make check).  It drives scripts/vm-run itself and passes itself in as
-# the guest script.  Not run by vmtest on its own (no test-/host-/crash-
-# prefix).
+# (make check-crash) and host-crash-array.sh (make check).  It drives
+# scripts/vm-run itself and passes itself in as the guest script.  Not run
+# by vmtest on its own (no test-/host-/crash- prefix).
 #
 #   ewprobe-powercut.sh [--configs "CFG..."] [--cuts N] [--min-delay S]
 #                       [--max-delay S] [--seed X] [--rate] [--ndisks N]
@@ -190,7 +190,7 @@ main() {
 	mkdir -p "$top/build/vm"
 	dir=$(mktemp -d "$top/build/vm/powercut.XXXXXX") || exit 2
 	trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
-	vmrun=("$top/scripts/vm-run" --disks $NDISKS --disk-size 32M --meta-size 16M
+	vmrun=("$top/scripts/vm-run" --disks "$NDISKS" --disk-size 32M --meta-size 16M
 		--disk-dir "$dir" --timeout 400 --quiet)
 
 	# Delays: uniform in [min, max] seconds, millisecond steps, from the seed.

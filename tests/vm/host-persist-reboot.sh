@@ -73,9 +73,9 @@ if [ "${1-}" = --guest ]; then
 				[ $((f + s + v)) = 0 ] && ok "boot 2: $name: control: every check reports the zeroed blocks" ||
 					notok "boot 2: $name: control: every check reports the zeroed blocks"
 			else
-				[ $f = 1 ] && ok "boot 2: $name: e2fsck -fn clean" || notok "boot 2: $name: e2fsck -fn clean"
-				[ $s = 1 ] && ok "boot 2: $name: every sha256 matches" || notok "boot 2: $name: every sha256 matches"
-				[ $v = 1 ] && ok "boot 2: $name: fio verify-check passes" || notok "boot 2: $name: fio verify-check passes"
+				[ "$f" = 1 ] && ok "boot 2: $name: e2fsck -fn clean" || notok "boot 2: $name: e2fsck -fn clean"
+				[ "$s" = 1 ] && ok "boot 2: $name: every sha256 matches" || notok "boot 2: $name: every sha256 matches"
+				[ "$v" = 1 ] && ok "boot 2: $name: fio verify-check passes" || notok "boot 2: $name: fio verify-check passes"
 			fi
 			check "boot 2: $name: remove" pl_remove "pr$g" "$cfg"
 		fi
