@@ -116,7 +116,7 @@ dir=$(mktemp -d "$top/build/vm/persist-reboot.XXXXXX") || exit 2
 trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
 ndisks=$(( ${#specs[@]} * PER + 1 ))
 vmrun=("$top/scripts/vm-run" --disks "$ndisks" --disk-size 128M --meta-size 16M
-	--disk-dir "$dir" --timeout 900 --quiet)
+	--disk-dir "$dir" --timeout 1500 --quiet)
 echo "# groups: ${specs[*]} ($ndisks disks)"
 
 t0=$SECONDS
