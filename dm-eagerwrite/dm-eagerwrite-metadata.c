@@ -9,8 +9,9 @@
  * (dm-eagerwrite-target.c) owns the map and the deferred-free list and
  * calls in here, under its array lock, at the moment the map changes.
  *
- * Journal.  EW_MD_JBUFS preallocated 4 KiB buffers form a ring: journal
- * block seq s uses buffer s % EW_MD_JBUFS.  Blocks durable_seq + 1 ..
+ * Journal.  EW_MD_JBUFS preallocated 8 KiB buffers (a journal slot: the
+ * block and its second copy) form a ring: journal block seq s uses
+ * buffer s % EW_MD_JBUFS.  Blocks durable_seq + 1 ..
  * open_seq - 1 are sealed and wait for the commit; open_seq is being
  * filled.  A record is appended under the array lock when the map
  * changes, so the journal's order is the map's.  Completions run in irq
@@ -29,9 +30,12 @@
  *      of a write or copy that completed before this point;
  *   2. flush those members, in parallel (REQ_PREFLUSH): the data the
  *      records point at is durable before anything points at it;
- *   3. write the sealed blocks, one after the other, each with
- *      REQ_PREFLUSH | REQ_FUA: block s + 1 is not submitted before block
- *      s is durable (recovery tells a torn end from a lost block by it);
+ *   3. write the sealed blocks, one after the other, each as one 8 KiB
+ *      write of both copies with REQ_PREFLUSH | REQ_FUA: block s + 1 is
+ *      not submitted before block s is durable (recovery tells a torn
+ *      end from a lost block by it), and a commit is acknowledged only
+ *      when both copies are (one damaged copy is then recovered from the
+ *      other instead of ending the journal early);
  *   4. durable_seq advances: the target completes the PREFLUSH and FUA
  *      bios waiting for it and releases the deferred frees whose remaps
  *      are durable (ew_md_dfree_safe()).
@@ -67,8 +71,9 @@
 
 #define DM_MSG_PREFIX "eagerwrite"
 
-#define EW_MD_JBUFS		32	/* journal buffers (4 KiB each) */
+#define EW_MD_JBUFS		32	/* journal buffers (a slot, 8 KiB, each) */
 #define EW_MD_IOBLOCKS		16	/* blocks per checkpoint/replay I/O */
+#define EW_MD_IOSLOTS		(EW_MD_IOBLOCKS / EW_META_JOURNAL_COPIES)
 
 struct ew_md {
 	/* set at open */
@@ -415,7 +420,8 @@ static int __ew_md_commit(struct ew_md *md)
 			ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_PREFLUSH |
 				       REQ_FUA | REQ_SYNC,
 				       md->jblk[s % EW_MD_JBUFS],
-				       ew_meta_journal_blocknr(&md->jsb, s), 1);
+				       ew_meta_journal_blocknr(&md->jsb, s),
+				       EW_META_JOURNAL_COPIES);
 			if (ret) {
 				ew_md_fail(md, "journal write", ret);
 				return ret;
@@ -458,7 +464,7 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 	open = md->open_seq;
 	spin_unlock_irq(md->lock);
 	due = !ew_md_failed(md) && open + EW_MD_JBUFS - md->sb.journal_seq >=
-	      md->sb.journal_blocks / 2;
+	      md->sb.journal_slots / 2;
 	mutex_unlock(&md->io_mutex);
 	return due;
 }
@@ -636,10 +642,30 @@ bad:
 	return ret;
 }
 
+/*
+ * One copy of a replayed journal block was not valid: the block came from
+ * the other copy.  Said loudly, naming the block: it is damage (or a torn
+ * write that left one copy whole), and the checkpoint after recovery
+ * retires it.
+ */
+static void ew_md_warn_damaged(const struct ew_meta_sb *sb, u64 seq,
+			       u32 damaged)
+{
+	u32 c;
+
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		if (!(damaged & (1U << c)))
+			continue;
+		DMWARN("journal seq %llu copy %u (metadata block %llu) damaged, used copy %u",
+		       seq, c, ew_meta_journal_blocknr(sb, seq) + c, c ^ 1);
+	}
+}
+
 /* Steps 2-5 of recovery on a superblock picked from the slots. */
 static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			 const char **error)
 {
+	struct ew_meta_jslot_res js;
 	struct ew_meta_sb *sb = &md->sb;
 	u64 idx, n, i, seq, bn, l;
 	u32 r;
@@ -658,26 +684,34 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			ret = ew_meta_ckpt_decode(sb, md->iobuf +
 						  i * EW_META_BLOCK_SIZE,
 						  idx + i, md->map, error);
-			if (ret)
+			if (ret) {
+				DMERR("checkpoint area %u block %llu (metadata block %llu): %s",
+				      sb->ckpt_area, idx + i,
+				      sb->ckpt_start[sb->ckpt_area] + idx + i,
+				      *error);
 				return ret;
+			}
 		}
 		cond_resched();
 	}
 	/*
-	 * The journal, a few blocks per read (never past the ring's end):
+	 * The journal, a few slots per read (never past the ring's end):
 	 * block after block until the first that is not the next.
 	 */
 	seq = sb->journal_seq;
-	n = 0;		/* blocks in iobuf, from seq */
+	n = 0;		/* slots in iobuf, from seq */
 	i = 0;
 	for (;;) {
-		if (seq - sb->journal_seq >= sb->journal_blocks)
+		if (seq - sb->journal_seq >= sb->journal_slots)
 			break;
 		if (i == n) {
 			bn = ew_meta_journal_blocknr(sb, seq);
-			n = min_t(u64, EW_MD_IOBLOCKS,
-				  sb->journal_start + sb->journal_blocks - bn);
-			ret = ew_md_read(md, md->meta, md->iobuf, bn, n);
+			n = min_t(u64, EW_MD_IOSLOTS,
+				  (sb->journal_start + sb->journal_slots *
+				   EW_META_JOURNAL_COPIES - bn) /
+				  EW_META_JOURNAL_COPIES);
+			ret = ew_md_read(md, md->meta, md->iobuf, bn,
+					 n * EW_META_JOURNAL_COPIES);
 			if (ret) {
 				*error = E_MD_READ;
 				return ret;
@@ -686,36 +720,45 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			cond_resched();
 		}
 		ret = ew_meta_replay_block(sb, &md->g, md->map, seq,
-					   md->iobuf + i * EW_META_BLOCK_SIZE,
-					   error);
-		if (ret < 0)
+					   md->iobuf + i * EW_META_JSLOT_SIZE,
+					   &js, error);
+		if (ret < 0) {
+			DMERR("journal seq %llu, metadata block %llu (copy %u): %s",
+			      seq, ew_meta_journal_blocknr(sb, seq) + js.bad_copy,
+			      js.bad_copy, *error);
 			return ret;
+		}
 		if (!ret)
 			break;
-		res->records += le32_to_cpu(((struct ew_meta_hdr *)
-					     (md->iobuf + i * EW_META_BLOCK_SIZE))->nr);
+		ew_md_warn_damaged(sb, seq, js.damaged);
+		res->records += js.records;
 		seq++;
 		i++;
 	}
 	res->replayed = seq - sb->journal_seq;
 	/* a valid block right after the end: seq was lost, not torn */
-	if (res->replayed + 1 < sb->journal_blocks) {
+	if (res->replayed + 1 < sb->journal_slots) {
 		void *next;
 
 		if (i + 1 < n) {
-			next = md->iobuf + (i + 1) * EW_META_BLOCK_SIZE;
+			next = md->iobuf + (i + 1) * EW_META_JSLOT_SIZE;
 		} else {
 			next = md->iobuf;
 			ret = ew_md_read(md, md->meta, next,
-					 ew_meta_journal_blocknr(sb, seq + 1), 1);
+					 ew_meta_journal_blocknr(sb, seq + 1),
+					 EW_META_JOURNAL_COPIES);
 			if (ret) {
 				*error = E_MD_READ;
 				return ret;
 			}
 		}
 		ret = ew_meta_journal_end(sb, seq, next, error);
-		if (ret)
+		if (ret) {
+			bn = ew_meta_journal_blocknr(sb, seq);
+			DMERR("journal seq %llu (metadata blocks %llu, %llu): %s",
+			      seq, bn, bn + 1, *error);
 			return ret;
+		}
 	}
 	ret = ew_meta_map_check(&md->g, md->map, &l, &r, error);
 	if (ret == -ENOMEM)
@@ -763,7 +806,7 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	if (!md->iobuf)
 		goto bad;
 	for (i = 0; i < EW_MD_JBUFS; i++) {
-		md->jblk[i] = kmalloc(EW_META_BLOCK_SIZE, GFP_KERNEL);
+		md->jblk[i] = kmalloc(EW_META_JSLOT_SIZE, GFP_KERNEL);
 		if (!md->jblk[i])
 			goto bad;
 	}

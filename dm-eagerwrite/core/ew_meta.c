@@ -89,6 +89,8 @@ static const char * const ew_meta_errors[] = {
 	"table arguments do not describe a valid array",
 #define E_SB_HALF	ew_meta_errors[38]
 	"superblock slot 0 is zeros but slot 1 is valid: zero both to format",
+#define E_VERSION_1	ew_meta_errors[39]
+	"unsupported metadata version 1 (format v2 keeps two copies of each journal block; re-create the array)",
 };
 
 const char *ew_meta_error(unsigned int i)
@@ -167,10 +169,13 @@ u32 ew_meta_ckpt_per_block(u32 mirrors)
 	return (u32)(EW_META_PAYLOAD / (4 * mirrors + 1));
 }
 
+/* Journal slots: the area is as large as a checkpoint, within bounds. */
 static u64 ew_meta_journal_size(u64 ckpt_blocks)
 {
-	return min_t(u64, max_t(u64, ckpt_blocks, EW_META_JOURNAL_MIN),
-		     EW_META_JOURNAL_MAX);
+	u64 blocks = min_t(u64, max_t(u64, ckpt_blocks, EW_META_JOURNAL_MIN),
+			   EW_META_JOURNAL_MAX);
+
+	return DIV_ROUND_UP(blocks, EW_META_JOURNAL_COPIES);
 }
 
 void ew_meta_layout(struct ew_meta_sb *sb)
@@ -179,8 +184,9 @@ void ew_meta_layout(struct ew_meta_sb *sb)
 	sb->ckpt_blocks = DIV_ROUND_UP(sb->len_blocks,
 				       (u64)sb->ckpt_per_block);
 	sb->journal_start = EW_META_JOURNAL_START;
-	sb->journal_blocks = ew_meta_journal_size(sb->ckpt_blocks);
-	sb->ckpt_start[0] = sb->journal_start + sb->journal_blocks;
+	sb->journal_slots = ew_meta_journal_size(sb->ckpt_blocks);
+	sb->ckpt_start[0] = sb->journal_start +
+			    sb->journal_slots * EW_META_JOURNAL_COPIES;
 	sb->ckpt_start[1] = sb->ckpt_start[0] + sb->ckpt_blocks;
 	sb->total_blocks = sb->ckpt_start[1] + sb->ckpt_blocks;
 }
@@ -263,7 +269,7 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 	d->meta_block_size = cpu_to_le32(EW_META_BLOCK_SIZE);
 	d->ckpt_per_block = cpu_to_le32(sb->ckpt_per_block);
 	d->journal_start = cpu_to_le64(sb->journal_start);
-	d->journal_blocks = cpu_to_le64(sb->journal_blocks);
+	d->journal_slots = cpu_to_le64(sb->journal_slots);
 	d->ckpt_start[0] = cpu_to_le64(sb->ckpt_start[0]);
 	d->ckpt_start[1] = cpu_to_le64(sb->ckpt_start[1]);
 	d->ckpt_blocks = cpu_to_le64(sb->ckpt_blocks);
@@ -297,7 +303,7 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	if (lay.ckpt_per_block != sb->ckpt_per_block ||
 	    lay.ckpt_blocks != sb->ckpt_blocks ||
 	    lay.journal_start != sb->journal_start ||
-	    lay.journal_blocks != sb->journal_blocks ||
+	    lay.journal_slots != sb->journal_slots ||
 	    lay.ckpt_start[0] != sb->ckpt_start[0] ||
 	    lay.ckpt_start[1] != sb->ckpt_start[1] ||
 	    lay.total_blocks != sb->total_blocks || sb->ckpt_area > 1 ||
@@ -324,7 +330,7 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 		return -EINVAL;
 	}
 	if (le16_to_cpu(d->h.version) != EW_META_VERSION) {
-		*why = E_VERSION;
+		*why = le16_to_cpu(d->h.version) == 1 ? E_VERSION_1 : E_VERSION;
 		return -EINVAL;
 	}
 	if (le64_to_cpu(d->h.blocknr) != blocknr ||
@@ -348,7 +354,7 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 	sb->data_offset_sectors = le64_to_cpu(d->data_offset_sectors);
 	sb->ckpt_per_block = le32_to_cpu(d->ckpt_per_block);
 	sb->journal_start = le64_to_cpu(d->journal_start);
-	sb->journal_blocks = le64_to_cpu(d->journal_blocks);
+	sb->journal_slots = le64_to_cpu(d->journal_slots);
 	sb->ckpt_start[0] = le64_to_cpu(d->ckpt_start[0]);
 	sb->ckpt_start[1] = le64_to_cpu(d->ckpt_start[1]);
 	sb->ckpt_blocks = le64_to_cpu(d->ckpt_blocks);
@@ -567,15 +573,15 @@ u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq)
 {
 	u64 off;
 
-	div64_u64_rem(seq, sb->journal_blocks, &off);
-	return sb->journal_start + off;
+	div64_u64_rem(seq, sb->journal_slots, &off);
+	return sb->journal_start + off * EW_META_JOURNAL_COPIES;
 }
 
-void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *blk)
+void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *slot)
 {
-	j->blk = blk;
+	j->blk = slot;
 	j->nr = 0;
-	memset(blk, 0, EW_META_BLOCK_SIZE);
+	memset(slot, 0, EW_META_JSLOT_SIZE);
 }
 
 static struct ew_meta_jrec_disk *ew_meta_jrec(const void *blk, u32 i)
@@ -648,10 +654,19 @@ u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
 		      u64 seq)
 {
 	u64 blocknr = ew_meta_journal_blocknr(sb, seq);
+	u8 *copy = j->blk;
+	u32 c;
 
-	ew_meta_hdr_put(j->blk, EW_META_T_JOURNAL, j->nr, seq, blocknr, 0,
-			sb->uuid);
-	ew_meta_seal(j->blk);
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		if (c)
+			memcpy(copy + c * EW_META_BLOCK_SIZE, copy,
+			       EW_META_BLOCK_SIZE);
+		/* each copy names its own block: a misplaced one is caught */
+		ew_meta_hdr_put(copy + c * EW_META_BLOCK_SIZE,
+				EW_META_T_JOURNAL, j->nr, seq, blocknr + c, 0,
+				sb->uuid);
+		ew_meta_seal(copy + c * EW_META_BLOCK_SIZE);
+	}
 	return blocknr;
 }
 
@@ -693,16 +708,17 @@ static bool ew_meta_rec_ok(const struct ew_meta_sb *sb,
 }
 
 /*
- * Classifies journal block seq: 1 valid, 0 end of the journal, -EINVAL
- * corrupt.
+ * Classifies copy c of journal block seq: 1 valid, 0 not this block
+ * (torn, never written, another array's or the previous lap of the ring,
+ * the same in either copy), -EINVAL corrupt.
  */
 static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
-				    const void *blk, const char **why)
+				    u32 c, const void *blk, const char **why)
 {
 	const struct ew_meta_hdr *h = blk;
-	u64 bseq;
+	u64 bn = ew_meta_journal_blocknr(sb, seq), bseq;
 
-	/* torn, never written, or another array's: the journal ends here */
+	/* torn, never written, or another array's: not this block */
 	if (!ew_meta_block_crc_ok(blk) || le32_to_cpu(h->magic) != EW_META_MAGIC ||
 	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE))
 		return 0;
@@ -711,12 +727,12 @@ static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
 		return -EINVAL;
 	}
 	if (le16_to_cpu(h->version) != EW_META_VERSION) {
-		*why = E_VERSION;
+		*why = le16_to_cpu(h->version) == 1 ? E_VERSION_1 : E_VERSION;
 		return -EINVAL;
 	}
 	bseq = le64_to_cpu(h->seq);
-	if (le64_to_cpu(h->blocknr) != ew_meta_journal_blocknr(sb, seq) ||
-	    ew_meta_journal_blocknr(sb, bseq) != ew_meta_journal_blocknr(sb, seq)) {
+	if (le64_to_cpu(h->blocknr) != bn + c ||
+	    ew_meta_journal_blocknr(sb, bseq) != bn) {
 		*why = E_J_WHERE;
 		return -EINVAL;
 	}
@@ -733,12 +749,45 @@ static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
 	return 1;
 }
 
+/*
+ * The copy of journal block seq to use: 0 or 1; -1 when neither is
+ * valid (the end of the journal); -EINVAL when copy *bad is corrupt.
+ * *damaged: the copy that is not valid beside one that is.
+ */
+static int ew_meta_journal_pick(const struct ew_meta_sb *sb, u64 seq,
+				const void *slot, u32 *damaged, u32 *bad,
+				const char **why)
+{
+	const u8 *b = slot;
+	int v[EW_META_JOURNAL_COPIES], use = -1;
+	u32 c;
+
+	*damaged = 0;
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		v[c] = ew_meta_journal_classify(sb, seq, c,
+						b + c * EW_META_BLOCK_SIZE, why);
+		if (v[c] < 0) {
+			*bad = c;
+			return v[c];
+		}
+		if (v[c] == 1 && use < 0)
+			use = (int)c;
+	}
+	if (use < 0)
+		return -1;
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++)
+		if (!v[c])
+			*damaged |= 1U << c;
+	return use;
+}
+
 bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
-			   const void *blk)
+			   const void *slot)
 {
 	const char *why;
+	u32 damaged, bad;
 
-	return ew_meta_journal_classify(sb, seq, blk, &why) == 1;
+	return ew_meta_journal_pick(sb, seq, slot, &damaged, &bad, &why) >= 0;
 }
 
 static void ew_meta_apply(const struct ew_geom *g, struct ew_map *m,
@@ -765,20 +814,27 @@ static void ew_meta_apply(const struct ew_geom *g, struct ew_map *m,
 }
 
 int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
-			 struct ew_map *m, u64 seq, const void *blk,
-			 const char **why)
+			 struct ew_map *m, u64 seq, const void *slot,
+			 struct ew_meta_jslot_res *res, const char **why)
 {
+	const u8 *blk;
 	struct ew_meta_rec r;
 	u32 i, n;
-	int ret;
+	int use;
 
-	ret = ew_meta_journal_classify(sb, seq, blk, why);
-	if (ret <= 0)
-		return ret;
+	memset(res, 0, sizeof(*res));
+	use = ew_meta_journal_pick(sb, seq, slot, &res->damaged,
+				   &res->bad_copy, why);
+	if (use == -1)
+		return 0;
+	if (use < 0)
+		return use;
+	blk = (const u8 *)slot + use * EW_META_BLOCK_SIZE;
 	n = le32_to_cpu(((const struct ew_meta_hdr *)blk)->nr);
 	for (i = 0; i < n; i++) {
 		ew_meta_jrec_get(blk, i, &r);
 		if (!ew_meta_rec_ok(sb, &r)) {
+			res->bad_copy = use;
 			*why = E_J_REC;
 			return -EINVAL;
 		}
@@ -787,34 +843,54 @@ int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 		ew_meta_jrec_get(blk, i, &r);
 		ew_meta_apply(g, m, &r);
 	}
+	res->records = n;
 	return 1;
 }
 
-int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
-		   struct ew_map *m, const void *area, u64 *end_seq,
-		   const char **why)
+static const void *ew_meta_jslot(const struct ew_meta_sb *sb,
+				 const void *area, u64 seq)
 {
-	const u8 *base = area;
+	return (const u8 *)area + (ew_meta_journal_blocknr(sb, seq) -
+				   sb->journal_start) * EW_META_BLOCK_SIZE;
+}
+
+int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
+		   struct ew_map *m, const void *area,
+		   struct ew_meta_replay_res *res, const char **why)
+{
+	struct ew_meta_jslot_res js;
 	u64 seq = sb->journal_seq, n;
+	u32 c;
 	int ret = 0;
 
-	for (n = 0; n < sb->journal_blocks; n++, seq++) {
-		const void *blk = base + (ew_meta_journal_blocknr(sb, seq) -
-					  sb->journal_start) * EW_META_BLOCK_SIZE;
-
-		ret = ew_meta_replay_block(sb, g, m, seq, blk, why);
+	memset(res, 0, sizeof(*res));
+	for (n = 0; n < sb->journal_slots; n++, seq++) {
+		ret = ew_meta_replay_block(sb, g, m, seq,
+					   ew_meta_jslot(sb, area, seq), &js,
+					   why);
 		if (ret <= 0)
 			break;
+		res->records += js.records;
+		for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+			if (!(js.damaged & (1U << c)))
+				continue;
+			if (res->nr_damaged < EW_META_REPLAY_DAMAGE_MAX) {
+				res->damaged_seq[res->nr_damaged] = seq;
+				res->damaged_copy[res->nr_damaged] = c;
+			}
+			res->nr_damaged++;
+		}
 	}
-	*end_seq = seq;
-	if (ret < 0)
+	res->end_seq = seq;
+	if (ret < 0) {
+		res->bad_copy = js.bad_copy;
 		return ret;
-	if (n + 1 < sb->journal_blocks) {
-		const void *next = base + (ew_meta_journal_blocknr(sb, seq + 1) -
-					   sb->journal_start) * EW_META_BLOCK_SIZE;
-
-		return ew_meta_journal_end(sb, seq, next, why);
 	}
+	res->bad_copy = EW_META_JOURNAL_COPIES;
+	if (n + 1 < sb->journal_slots)
+		return ew_meta_journal_end(sb, seq,
+					   ew_meta_jslot(sb, area, seq + 1),
+					   why);
 	return 0;
 }
 

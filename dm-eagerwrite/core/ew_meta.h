@@ -7,8 +7,11 @@
  *   block 0, 1        superblock slots; generation g lives in slot
  *                     (g + 1) % 2, so a torn superblock write leaves the
  *                     previous generation valid in the other slot;
- *   journal area      journal_blocks blocks, a ring: journal block seq
- *                     lives at journal_start + seq % journal_blocks;
+ *   journal area      journal_slots slots of two blocks, a ring:
+ *                     journal block seq lives in slot seq % journal_slots,
+ *                     twice (copies 0 and 1, written by one 8 KiB
+ *                     write), so that one damaged copy is not mistaken
+ *                     for the torn end of the journal;
  *   checkpoint 0, 1   two areas of ckpt_blocks blocks each; a checkpoint
  *                     goes to the area the superblock does not name.
  * Every block starts with struct ew_meta_hdr (magic, crc32c over the
@@ -36,7 +39,7 @@
 #include "ew_map.h"
 
 #define EW_META_MAGIC		0x444d5745U	/* "EWMD" on disk */
-#define EW_META_VERSION		1
+#define EW_META_VERSION		2
 #define EW_META_BLOCK_SIZE	4096
 #define EW_META_BLOCK_SECTORS	(EW_META_BLOCK_SIZE / 512)
 #define EW_META_UUID_SIZE	16
@@ -51,14 +54,25 @@
  * clear means the array was not shut down cleanly.
  */
 #define EW_META_SB_CLEAN	0x1U
-#define EW_META_SB_FLAGS	EW_META_SB_CLEAN	/* every flag known */
+/*
+ * FORMATTING: format wrote this superblock before the member labels; a
+ * superblock with it set names an array whose format did not finish, and
+ * opening it formats again (over labels of this uuid or none).
+ */
+#define EW_META_SB_FORMATTING	0x2U
+#define EW_META_SB_FLAGS	(EW_META_SB_CLEAN | EW_META_SB_FORMATTING)
 
 /* Block numbers of the superblock slots and the first journal block. */
 #define EW_META_SB_SLOTS	2
 #define EW_META_JOURNAL_START	2
-/* Journal size: as many blocks as one checkpoint, within these bounds. */
+/*
+ * Journal size: as many blocks as one checkpoint, within these bounds,
+ * in slots of EW_META_JOURNAL_COPIES blocks (one journal block each).
+ */
 #define EW_META_JOURNAL_MIN	1022
 #define EW_META_JOURNAL_MAX	65536
+#define EW_META_JOURNAL_COPIES	2
+#define EW_META_JSLOT_SIZE	(EW_META_JOURNAL_COPIES * EW_META_BLOCK_SIZE)
 
 enum ew_meta_type {
 	EW_META_T_SB = 1,
@@ -103,7 +117,7 @@ struct ew_meta_sb_disk {
 	__le32 meta_block_size;
 	__le32 ckpt_per_block;
 	__le64 journal_start;
-	__le64 journal_blocks;
+	__le64 journal_slots;
 	__le64 ckpt_start[2];
 	__le64 ckpt_blocks;
 	__le64 total_blocks;
@@ -168,7 +182,7 @@ struct ew_meta_sb {
 	/* where things are on the metadata device, in 4 KiB blocks */
 	u32 ckpt_per_block;	/* logical blocks per checkpoint block */
 	u64 journal_start;
-	u64 journal_blocks;
+	u64 journal_slots;
 	u64 ckpt_start[2];
 	u64 ckpt_blocks;
 	u64 total_blocks;
@@ -206,7 +220,7 @@ struct ew_meta_rec {
 	u64 lblock;
 };
 
-/* A journal block being filled, over a caller's 4 KiB buffer. */
+/* A journal block being filled, over a caller's 8 KiB slot buffer. */
 struct ew_meta_jbuf {
 	void *blk;
 	u32 nr;
@@ -316,15 +330,16 @@ void ew_meta_sb_set_flags(struct ew_meta_sb *sb, u32 flags);
 
 /* --- journal --- */
 
-/* Block number of journal block seq. */
+/* Block number of copy 0 of journal block seq; copy c is at + c. */
 u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq);
 /* Would writing journal block seq overwrite one the superblock needs? */
 static inline bool ew_meta_journal_full(const struct ew_meta_sb *sb, u64 seq)
 {
-	return seq - sb->journal_seq >= sb->journal_blocks;
+	return seq - sb->journal_seq >= sb->journal_slots;
 }
 
-void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *blk);
+/* slot: EW_META_JSLOT_SIZE bytes, both copies (one write). */
+void ew_meta_jbuf_init(struct ew_meta_jbuf *j, void *slot);
 static inline bool ew_meta_jbuf_empty(const struct ew_meta_jbuf *j)
 {
 	return !j->nr;
@@ -341,41 +356,72 @@ int ew_meta_jbuf_log_block(struct ew_meta_jbuf *j, const struct ew_map *m,
 			   u64 lblock, u8 replicas);
 /* Records a discard of [lblock, lblock + count). */
 int ew_meta_jbuf_log_discard(struct ew_meta_jbuf *j, u64 lblock, u32 count);
-/* Seals the block as journal block seq; returns the block number. */
+/*
+ * Seals the block as journal block seq, both copies; returns the block
+ * number of copy 0 (write EW_META_JOURNAL_COPIES blocks there).
+ */
 u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
 		      u64 seq);
 /* Decodes record i (< nr) of a journal block (no validation). */
 void ew_meta_jrec_get(const void *blk, u32 i, struct ew_meta_rec *r);
 
+/* How a journal slot was read (ew_meta_replay_block()). */
+struct ew_meta_jslot_res {
+	u32 damaged;	/* applied: bit c, copy c invalid (the other used) */
+	u32 bad_copy;	/* -EINVAL: the copy at fault */
+	u32 records;	/* applied: records in the block */
+};
+
 /*
- * Applies journal block seq (read from its block number) to m.  Returns
- * 1 when applied, 0 at the end of the journal (a torn, never-written or
- * older block: nothing applied), -EINVAL with *why when the journal is
- * corrupt (a valid block from the future, a misdirected block, a bad
- * record).  A block's records are checked before any is applied.
+ * Applies journal block seq, the slot of both copies read from
+ * ew_meta_journal_blocknr(seq) (EW_META_JSLOT_SIZE bytes), to m.  Each
+ * copy is valid (our uuid, crc, seq, block number), not this block (torn,
+ * never written, another array's, the previous lap of the ring) or
+ * corrupt.  Returns 1 when applied: both copies valid, or one (the other,
+ * not this block, is in res->damaged: recoverable damage to report);
+ * 0 at the end of the journal (neither copy valid: nothing applied);
+ * -EINVAL with *why and res->bad_copy when a copy is corrupt (a valid
+ * block from the future, a misdirected block, a bad record).  A block's
+ * records are checked before any is applied.
  */
 int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
-			 struct ew_map *m, u64 seq, const void *blk,
-			 const char **why);
-/* Is blk a valid journal block seq of this array? */
+			 struct ew_map *m, u64 seq, const void *slot,
+			 struct ew_meta_jslot_res *res, const char **why);
+/* Does the slot hold a valid copy of journal block seq of this array? */
 bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
-			   const void *blk);
+			   const void *slot);
 /*
- * The journal ended at seq (not applied); next is journal block seq + 1.
- * Journal block seq + 1 is never written before seq is durable, so a
- * valid next block means seq was lost, not torn: -EINVAL with *why.
+ * The journal ended at seq (not applied); next is the slot of journal
+ * block seq + 1.  Journal block seq + 1 is never written before seq is
+ * durable, so a valid copy of the next block means seq was lost, not
+ * torn: -EINVAL with *why.
  */
 int ew_meta_journal_end(const struct ew_meta_sb *sb, u64 seq,
 			const void *next, const char **why);
+
+/* Damaged copies ew_meta_replay() lists; more are only counted. */
+#define EW_META_REPLAY_DAMAGE_MAX	8
+
+/* What ew_meta_replay() found. */
+struct ew_meta_replay_res {
+	u64 end_seq;		/* first seq not applied (or the corrupt one) */
+	u64 records;		/* records applied */
+	/* -EINVAL: the copy of end_seq at fault; 2: lost in the middle */
+	u32 bad_copy;
+	u32 nr_damaged;		/* damaged copies of applied blocks */
+	u64 damaged_seq[EW_META_REPLAY_DAMAGE_MAX];
+	u32 damaged_copy[EW_META_REPLAY_DAMAGE_MAX];
+};
+
 /*
- * The whole replay over the journal area held in memory (journal_blocks
- * blocks from journal_start): from sb->journal_seq until the end.  A
- * valid block right after the end means a block in the middle was lost:
- * -EINVAL.  *end_seq gets the first seq not applied.
+ * The whole replay over the journal area held in memory (2 *
+ * journal_slots blocks from journal_start): from sb->journal_seq until
+ * the end.  A valid block right after the end means a block in the
+ * middle was lost: -EINVAL.
  */
 int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
-		   struct ew_map *m, const void *area, u64 *end_seq,
-		   const char **why);
+		   struct ew_map *m, const void *area,
+		   struct ew_meta_replay_res *res, const char **why);
 
 /* --- the map --- */
 

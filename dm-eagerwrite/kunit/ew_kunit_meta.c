@@ -4,7 +4,8 @@
  * metadata format of core/ew_meta.c in the kernel build (the kernel's
  * crc32c, its le helpers): superblock round trip and every byte flip,
  * torn-superblock fallback, checkpoint round trip, journal replay up to a
- * torn block and its idempotence, member label mismatches.  The full
+ * torn block and its idempotence, the replay rule of the two copies of
+ * a journal block, member label mismatches.  The full
  * matrix is in tests/unit/test_meta.c.
  */
 #include <kunit/test.h>
@@ -94,17 +95,18 @@ static void ew_meta_sb_flips(struct kunit *test)
 static void ew_meta_ckpt_and_replay(struct kunit *test)
 {
 	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	u8 *blk = kunit_kzalloc(test, BS, GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, EW_META_JSLOT_SIZE, GFP_KERNEL);
+	struct ew_meta_replay_res res;
 	u8 *jarea;
 	struct ew_meta_jbuf jb;
 	struct ew_map a, b;
 	const char *why = NULL;
-	u64 i, end;
+	u64 i;
 	u32 once;
 
 	KUNIT_ASSERT_NOT_NULL(test, blk);
 	ew_meta_fix_init(test, f);
-	jarea = ew_zalloc(f->sb.journal_blocks * BS);
+	jarea = ew_zalloc(f->sb.journal_slots * EW_META_JSLOT_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, jarea);
 	KUNIT_ASSERT_EQ(test, ew_map_init(&a, f->g.len_blocks, 2), 0);
 	KUNIT_ASSERT_EQ(test, ew_map_init(&b, f->g.len_blocks, 2), 0);
@@ -136,21 +138,121 @@ static void ew_meta_ckpt_and_replay(struct kunit *test)
 		a.uptodate[i] = 2;
 		KUNIT_EXPECT_EQ(test, ew_meta_jbuf_log_block(&jb, &a, i, 2), 0);
 		bn = ew_meta_jbuf_seal(&jb, &f->sb, i);
-		memcpy(jarea + (bn - f->sb.journal_start) * BS, blk, BS);
+		memcpy(jarea + (bn - f->sb.journal_start) * BS, blk,
+		       EW_META_JSLOT_SIZE);
 	}
+	/* torn: both copies */
 	jarea[(ew_meta_journal_blocknr(&f->sb, 3) - f->sb.journal_start) * BS +
 	      3000] ^= 0x40;
-	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &end,
+	jarea[(ew_meta_journal_blocknr(&f->sb, 3) - f->sb.journal_start) * BS +
+	      BS + 10] ^= 0x40;
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
 					     &why), 0);
-	KUNIT_EXPECT_EQ(test, end, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.end_seq, 3ULL);
+	KUNIT_EXPECT_EQ(test, res.nr_damaged, 0U);
 	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 2, 1), 52U);
 	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 3, 1), EW_MAP_NONE);
 	once = ew_map_pblock(&b, 1, 1);
 	/* idempotent */
-	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &end,
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
 					     &why), 0);
 	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 1, 1), once);
 	KUNIT_EXPECT_EQ(test, ew_map_uptodate(&b, 2), 2);
+	ew_map_destroy(&a);
+	ew_map_destroy(&b);
+	ew_free(jarea);
+}
+
+/*
+ * The replay rule of the two copies of a journal block.  Blocks
+ * J + 1 .. J + 3 are written (one remap each: lblock k -> 50 + k); then
+ * the copies in mask of block J + at are damaged (a flipped byte) or
+ * replaced by the previous lap's block (seq at, same slot).
+ */
+struct ew_meta_copy_case {
+	const char *desc;
+	u32 at;			/* block J + at */
+	u32 copies;		/* bit c: copy c */
+	bool stale;		/* previous lap instead of a flip */
+	u32 end;		/* replay ends at J + end */
+	u32 damaged;		/* copies reported */
+};
+
+static const struct ew_meta_copy_case ew_meta_copy_cases[] = {
+	{ "copy 0 of the last block damaged", 3, 1, false, 4, 1 },
+	{ "copy 1 of the last block damaged", 3, 2, false, 4, 1 },
+	{ "copy 1 of a middle block damaged", 2, 2, false, 4, 1 },
+	{ "copy 0 of a middle block damaged", 1, 1, false, 4, 1 },
+	{ "both copies of the last block damaged: the end", 3, 3, false, 3, 0 },
+	{ "copy 0 of the last block from the previous lap", 3, 1, true, 4, 1 },
+	{ "copy 1 of the last block from the previous lap", 3, 2, true, 4, 1 },
+	{ "both copies of the last block from the previous lap", 3, 3, true, 3, 0 },
+};
+
+static void ew_meta_copy_case_desc(const struct ew_meta_copy_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ew_meta_copy, ew_meta_copy_cases, ew_meta_copy_case_desc);
+
+static void ew_meta_replay_copies(struct kunit *test)
+{
+	const struct ew_meta_copy_case *c = test->param_value;
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, EW_META_JSLOT_SIZE, GFP_KERNEL);
+	struct ew_meta_replay_res res;
+	struct ew_meta_jbuf jb;
+	struct ew_map a, b;
+	const char *why = NULL;
+	u8 *jarea, *slot;
+	u64 J, i, bn;
+	u32 cp;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	ew_meta_fix_init(test, f);
+	J = f->sb.journal_slots;
+	f->sb.journal_seq = J + 1;
+	jarea = ew_zalloc(J * EW_META_JSLOT_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, jarea);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&a, f->g.len_blocks, 2), 0);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&b, f->g.len_blocks, 2), 0);
+	for (i = 1; i <= 3; i++) {
+		ew_meta_jbuf_init(&jb, blk);
+		a.pblock[i * 2] = (u32)(50 + i);
+		a.uptodate[i] = 1;
+		KUNIT_EXPECT_EQ(test, ew_meta_jbuf_log_block(&jb, &a, i, 1), 0);
+		bn = ew_meta_jbuf_seal(&jb, &f->sb, J + i);
+		memcpy(jarea + (bn - f->sb.journal_start) * BS, blk,
+		       EW_META_JSLOT_SIZE);
+	}
+	/* the previous lap of block J + at: seq at, same slot */
+	ew_meta_jbuf_init(&jb, blk);
+	KUNIT_EXPECT_EQ(test, ew_meta_jbuf_log_block(&jb, &a, 0, 1), 0);
+	bn = ew_meta_jbuf_seal(&jb, &f->sb, c->at);
+	KUNIT_EXPECT_EQ(test, bn, ew_meta_journal_blocknr(&f->sb, J + c->at));
+	slot = jarea + (bn - f->sb.journal_start) * BS;
+	for (cp = 0; cp < EW_META_JOURNAL_COPIES; cp++) {
+		if (!(c->copies & (1U << cp)))
+			continue;
+		if (c->stale)
+			memcpy(slot + cp * BS, blk + cp * BS, BS);
+		else
+			slot[cp * BS + 1000] ^= 0x08;
+	}
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
+					     &why), 0);
+	KUNIT_EXPECT_EQ(test, res.end_seq, J + c->end);
+	KUNIT_EXPECT_EQ(test, res.nr_damaged, c->damaged);
+	if (c->damaged) {
+		KUNIT_EXPECT_EQ(test, res.damaged_seq[0], J + c->at);
+		KUNIT_EXPECT_EQ(test, 1U << res.damaged_copy[0], c->copies);
+	}
+	for (i = 1; i <= 3; i++)
+		KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, i, 0),
+				i < c->end ? (u32)(50 + i) : EW_MAP_NONE);
 	ew_map_destroy(&a);
 	ew_map_destroy(&b);
 	ew_free(jarea);
@@ -195,6 +297,7 @@ static struct kunit_case ew_meta_cases[] = {
 	KUNIT_CASE(ew_meta_crc_known_answer),
 	KUNIT_CASE(ew_meta_sb_flips),
 	KUNIT_CASE(ew_meta_ckpt_and_replay),
+	KUNIT_CASE_PARAM(ew_meta_replay_copies, ew_meta_copy_gen_params),
 	KUNIT_CASE(ew_meta_labels),
 	{}
 };

@@ -15,10 +15,14 @@
 #                           it rebuilds is the same (dump compares it)
 #   older superblock        exit 0 and "warning: superblock slot O: ..."
 #   current checkpoint      exit 1, "checkpoint A block I (block B): ..."
-#   journal, not the last   exit 1, "journal seq S (block B): ..."
-#   last journal block      exit 0, "warning: journal ends at seq S with a
-#                           damaged block": the design cannot tell a flip
-#                           there from a torn, never acknowledged write
+#   one copy of a journal   exit 3 (damage that recovery repairs),
+#   block, the last too     "damaged: journal seq S copy C (block B): ...":
+#                           the block is replayed from its other copy
+#   both copies of the      exit 0, "warning: journal ends at seq S with a
+#   last journal block      damaged block": a double fault, which the
+#                           design cannot tell from a torn, never
+#                           acknowledged write (the data of that block
+#                           is lost: documented, not a pass)
 #   next journal slot       the same warning (garbage where the next
 #                           journal write goes looks like a torn write)
 #   member label            exit 1, "data device I (PATH): ..."
@@ -57,12 +61,14 @@ total_flips=0
 # region NAME FILE BASE WANT_RC PATTERN [POSITIONS]: flip each position
 # of the block at byte BASE of FILE, one at a time; every check must exit
 # WANT_RC with PATTERN (a fixed string) in its output.  PATTERN "=" means
-# "exactly the undamaged output".
+# "exactly the undamaged output".  With ALSO=BYTE the same position of
+# the block at BYTE is flipped too (both copies of a journal block).
 region() {
 	local name=$1 file=$2 base=$3 want=$4 pat=$5 pos=${6:-$all_pos}
 	local p n=0 bad=()
 	for p in $pos; do
 		flip "$file" $((base + p))
+		[ -z "${ALSO:-}" ] || flip "$file" $((ALSO + p))
 		run "$want" "$ewctl" check "$meta" $devs
 		local good=$?
 		if [ "$good" -eq 0 ]; then
@@ -74,6 +80,7 @@ region() {
 		fi
 		[ "$good" -eq 0 ] || bad+=("+$p: rc=$rc: $(grep -v ': ok$' <<<"$out" | head -n 2 | tr '\n' '|')")
 		flip "$file" $((base + p))
+		[ -z "${ALSO:-}" ] || flip "$file" $((ALSO + p))
 		n=$((n + 1))
 	done
 	total_flips=$((total_flips + n))
@@ -108,12 +115,13 @@ for lay in "ew --mirrors 2" "raid10 --mirrors 2"; do
 	run 0 "$ewctl" dump --json "$meta"; dump=$out
 	cur=$(jget slot) old=$((1 - $(jget slot)))
 	gen=$(jget generation) area=$(jget ckpt_area) cb=$(jget ckpt_blocks)
-	js=$(jget journal_start) jb=$(jget journal_blocks)
+	js=$(jget journal_start) jb=$(jget journal_slots)
 	seq0=$(jget journal_seq) seqe=$(jget journal_end_seq)
 	cstart=$(jidx ckpt_start "$area") ostart=$(jidx ckpt_start $((1 - area)))
 	total=$(jget meta_blocks)
 	map_sum=$(python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["written_blocks"], j["stale_replicas"], j["mapped_replicas"])' <<<"$dump")
-	jblk() { echo $((js + $1 % jb)); }
+	# jblk SEQ [COPY]: the metadata block of a copy of a journal block
+	jblk() { echo $((js + 2 * ($1 % jb) + ${2:-0})); }
 	if [ "$seqe" -le $((seq0 + 2)) ] || [ "$(jget ckpt_seq)" -eq 0 ]; then
 		nok "$lay: image has a checkpoint and 3+ journal blocks" "$dump"; continue
 	fi
@@ -144,18 +152,26 @@ for lay in "ew --mirrors 2" "raid10 --mirrors 2"; do
 			"checkpoint $area block $i (block $((cstart + i))): "
 	done
 
-	# the journal: first, middle, last replayed blocks, the next slot
-	for s in "$seq0" $(((seq0 + seqe) / 2)) $((seqe - 2)); do
+	# the journal: first, middle, last replayed blocks (each copy), the
+	# next slot
+	for s in "$seq0" $(((seq0 + seqe) / 2)) $((seqe - 2)) $((seqe - 1)); do
 		[ "$full" = 1 ] || [ "$s" = $(((seq0 + seqe) / 2)) ] || continue
-		region "journal seq $s" "$meta" $(($(jblk "$s") * 4096)) 1 \
-			"journal seq $s (block $(jblk "$s")): "
+		for c in 0 1; do
+			region "journal seq $s copy $c: repaired from the other" "$meta" \
+				$(($(jblk "$s" $c) * 4096)) 3 \
+				"damaged: journal seq $s copy $c (block $(jblk "$s" $c)): "
+		done
 	done
 	s=$((seqe - 1))
-	region "last journal block (seq $s): torn-write warning" "$meta" \
-		$(($(jblk "$s") * 4096)) 0 "warning: journal ends at seq $s with a damaged block"
-	region "next journal slot (seq $seqe): torn-write warning" "$meta" \
-		$(($(jblk "$seqe") * 4096)) 0 \
-		"warning: journal ends at seq $seqe with a damaged block" "$hdr_pos"
+	ALSO=$(($(jblk "$s" 1) * 4096)) region \
+		"both copies of the last journal block (seq $s): double fault, torn-write warning" \
+		"$meta" $(($(jblk "$s") * 4096)) 0 \
+		"warning: journal ends at seq $s with a damaged block"
+	for c in 0 1; do
+		region "next journal slot (seq $seqe) copy $c: torn-write warning" "$meta" \
+			$(($(jblk "$seqe" $c) * 4096)) 0 \
+			"warning: journal ends at seq $seqe with a damaged block" "$hdr_pos"
+	done
 
 	# member labels
 	for i in 0 1 2 3; do
@@ -167,10 +183,12 @@ for lay in "ew --mirrors 2" "raid10 --mirrors 2"; do
 	# unused areas: no report at all
 	few="0 8 16 48 100 2000 4095"
 	region "unused: other checkpoint area" "$meta" $((ostart * 4096)) 0 = "$few"
-	region "unused: obsolete journal block (seq $((seq0 - 1)))" "$meta" \
-		$(($(jblk $((seq0 - 1))) * 4096)) 0 = "$few"
-	region "unused: journal block never written (seq $((seqe + 1)))" "$meta" \
-		$(($(jblk $((seqe + 1))) * 4096)) 0 = "$few"
+	for c in 0 1; do
+		region "unused: obsolete journal block (seq $((seq0 - 1))) copy $c" "$meta" \
+			$(($(jblk $((seq0 - 1)) $c) * 4096)) 0 = "$few"
+		region "unused: journal block never written (seq $((seqe + 1))) copy $c" "$meta" \
+			$(($(jblk $((seqe + 1)) $c) * 4096)) 0 = "$few"
+	done
 	region "unused: past the metadata (block $total)" "$meta" $((total * 4096)) 0 = "$few"
 	region "unused: member 1 between label and data" "$d/d1" 4096 0 = \
 		"0 1000 $((1048576 - 4096 - 1))"

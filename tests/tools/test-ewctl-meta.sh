@@ -88,7 +88,7 @@ else nok "dump text" "rc=$rc" "$out"; fi
 if run 0 "$ewctl" dump --json "$s/meta" &&
    [ "$(json_get generation)" = 2 ] && [ "$(json_get layout)" = ew ] &&
    [ "$(json_get journal_length)" = 67 ] && [ "$(json_get nr_disks)" = 4 ] &&
-   [ "$(json_get ckpt_seq)" = 2 ] && [ "$(json_get version)" = 1 ] &&
+   [ "$(json_get ckpt_seq)" = 2 ] && [ "$(json_get version)" = 2 ] &&
    [ "$(json_get data_offset_sectors)" = 2048 ]; then
 	ok "dump --json"
 else nok "dump --json" "rc=$rc" "$out"; fi
@@ -163,12 +163,21 @@ expect "last checkpoint block byte flip" 1 "bad checksum in checkpoint block" \
 	"$ewctl" check "$s/meta"
 
 # --- journal
-s=$(fresh); flip "$s/meta" $((40 * 4096 + 2000))
-expect "journal block lost in the middle" 1 \
-	"journal seq 38 (block 40): journal block lost in the middle of the journal" \
+# journal block s: copy 0 at block 2 + 2 * (s % 511), copy 1 after it
+s=$(fresh); flip "$s/meta" $((78 * 4096 + 2000)); flip "$s/meta" $((79 * 4096 + 9))
+expect "journal block lost in the middle (both copies)" 1 \
+	"journal seq 38 (blocks 78 and 79): journal block lost in the middle of the journal" \
 	"$ewctl" check "$s/meta"
-s=$(fresh); flip "$s/meta" $((63 * 4096 + 100))
-expect "torn last journal block: warned" 0 \
+s=$(fresh); flip "$s/meta" $((79 * 4096 + 2000))
+expect "one copy of a middle journal block: damage found, exit 3" 3 \
+	"damaged: journal seq 38 copy 1 (block 79): invalid copy, seq 38 replayed from copy 0" \
+	"$ewctl" check "$s/meta"
+s=$(fresh); flip "$s/meta" $((124 * 4096 + 100))
+expect "one copy of the last journal block: damage found, exit 3" 3 \
+	"damaged: journal seq 61 copy 0 (block 124): invalid copy, seq 61 replayed from copy 1" \
+	"$ewctl" check "$s/meta"
+s=$(fresh); flip "$s/meta" $((124 * 4096 + 100)); flip "$s/meta" $((125 * 4096 + 100))
+expect "torn last journal block (both copies): warned" 0 \
 	"warning: journal ends at seq 61 with a damaged block" "$ewctl" check "$s/meta"
 s=$(fresh)
 run 0 "$ewctl" debug-mkmeta --layout ew --writes 300 --inject range \

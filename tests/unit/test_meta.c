@@ -17,6 +17,7 @@
 #include "ew_test_util.h"
 
 #define BS EW_META_BLOCK_SIZE
+#define JS EW_META_JSLOT_SIZE	/* a journal slot: both copies */
 #define NONE EW_MAP_NONE
 
 static const u8 uuid_a[16] = { 0xa1, 0xa2, 0xa3, 0xa4, 5, 6, 7, 8,
@@ -159,7 +160,11 @@ static void test_sb_flags(void **state)
 	assert_int_equal(d.flags, EW_META_SB_CLEAN);
 	/* the flags word is at byte 196; an unknown flag is refused */
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, flags), 196);
-	f.sb.flags = 0x2;
+	f.sb.flags = EW_META_SB_FORMATTING;	/* known: format incomplete */
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), 0);
+	assert_int_equal(d.flags, EW_META_SB_FORMATTING);
+	f.sb.flags = 0x4;
 	ew_meta_sb_encode(&f.sb, blk);
 	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
 	assert_string_equal(why, "superblock has invalid geometry fields");
@@ -254,13 +259,19 @@ static void test_sb_version(void **state)
 	fix_init(&f, EW4 " 0", 0);
 	ew_meta_sb_encode(&f.sb, blk);
 	h = (struct ew_meta_hdr *)blk;
-	h->version = cpu_to_le16(2);
+	assert_int_equal(EW_META_VERSION, 2);
+	h->version = cpu_to_le16(3);
 	reseal(blk);
 	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
 	assert_string_equal(why, "unsupported metadata version");
+	/* v1 (one copy per journal block) is named */
+	h->version = cpu_to_le16(1);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_true(!strncmp(why, "unsupported metadata version 1", 30));
 	/* an inconsistent layout with a good checksum */
 	ew_meta_sb_encode(&f.sb, blk);
-	((struct ew_meta_sb_disk *)blk)->journal_blocks = cpu_to_le64(3);
+	((struct ew_meta_sb_disk *)blk)->journal_slots = cpu_to_le64(3);
 	reseal(blk);
 	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
 	assert_string_equal(why, "superblock metadata layout is inconsistent");
@@ -333,9 +344,16 @@ static void test_size(void **state)
 	/* small: 2 superblocks + the minimum journal + 2 checkpoints */
 	assert_int_equal(ew_meta_size_blocks(448, 2), 2 + 1022 + 2);
 	assert_int_equal(ew_meta_size_blocks(449, 2), 2 + 1022 + 4);
-	/* large: the journal is one checkpoint long, up to its cap */
+	/*
+	 * large: the journal is one checkpoint long, up to its cap, in
+	 * slots of two blocks (an odd length rounds up to a whole slot)
+	 */
 	c = DIV_ROUND_UP(20000000ULL, 448);
-	assert_int_equal(ew_meta_size_blocks(20000000, 2), 2 + c + 2 * c);
+	assert_int_equal(c % 2, 1);
+	assert_int_equal(ew_meta_size_blocks(20000000, 2), 2 + c + 1 + 2 * c);
+	c = DIV_ROUND_UP(20000000ULL - 448, 448);
+	assert_int_equal(c % 2, 0);
+	assert_int_equal(ew_meta_size_blocks(20000000 - 448, 2), 2 + c + 2 * c);
 	c = DIV_ROUND_UP(100000000ULL, 448);
 	assert_int_equal(ew_meta_size_blocks(100000000, 2), 2 + 65536 + 2 * c);
 	assert_int_equal(ew_meta_size_blocks(10, 0), 0);
@@ -489,9 +507,16 @@ static void jfix_destroy(struct jfix *j)
 	free(j->dev);
 }
 
+/* Copy c of journal block seq in the image. */
+static u8 *jcopy(struct jfix *j, u64 seq, u32 c)
+{
+	return j->dev + (ew_meta_journal_blocknr(&j->f.sb, seq) + c) * BS;
+}
+
+/* The slot of journal block seq: both copies. */
 static u8 *jblk(struct jfix *j, u64 seq)
 {
-	return j->dev + ew_meta_journal_blocknr(&j->f.sb, seq) * BS;
+	return jcopy(j, seq, 0);
 }
 
 /* Sets replica r of lblock to p, makes it current, and logs it. */
@@ -508,12 +533,13 @@ static void commit(struct jfix *j, struct ew_meta_jbuf *jb)
 	u64 bn = ew_meta_jbuf_seal(jb, &j->f.sb, j->seq);
 
 	assert_int_equal(bn, ew_meta_journal_blocknr(&j->f.sb, j->seq));
-	memcpy(j->dev + bn * BS, jb->blk, BS);
+	memcpy(j->dev + bn * BS, jb->blk, JS);
 	j->seq++;
 }
 
-/* Recovers j->r from the image: checkpoint + journal. */
-static int recover(struct jfix *j, u64 *end, const char **why)
+/* Recovers j->r from the image: checkpoint + journal; res may be NULL. */
+static int recover_res(struct jfix *j, struct ew_meta_replay_res *res,
+		       const char **why)
 {
 	struct ew_meta_sb *sb = &j->f.sb;
 
@@ -522,7 +548,16 @@ static int recover(struct jfix *j, u64 *end, const char **why)
 	if (ckpt_read_all(sb, &j->r, j->dev, why))
 		return -EINVAL;
 	return ew_meta_replay(sb, &j->f.g, &j->r,
-			      j->dev + sb->journal_start * BS, end, why);
+			      j->dev + sb->journal_start * BS, res, why);
+}
+
+static int recover(struct jfix *j, u64 *end, const char **why)
+{
+	struct ew_meta_replay_res res;
+	int ret = recover_res(j, &res, why);
+
+	*end = res.end_seq;
+	return ret;
 }
 
 static void test_journal_round_trip(void **state)
@@ -531,7 +566,7 @@ static void test_journal_round_trip(void **state)
 	struct ew_meta_jbuf jb;
 	struct ew_meta_rec rec;
 	const char *why = NULL;
-	u8 buf[BS];
+	u8 buf[JS];
 	u64 end;
 
 	(void)state;
@@ -570,7 +605,7 @@ static void test_journal_full_block(void **state)
 {
 	struct jfix j = { 0 };
 	struct ew_meta_jbuf jb;
-	u8 buf[BS];
+	u8 buf[JS];
 	u32 i;
 
 	(void)state;
@@ -584,9 +619,9 @@ static void test_journal_full_block(void **state)
 	assert_int_equal(ew_meta_jbuf_log_block(&jb, &j.m, 1, 1), 0);
 	assert_int_equal(ew_meta_jbuf_log_discard(&jb, 0, 1), -ENOSPC);
 	assert_true(ew_meta_journal_full(&j.f.sb, j.f.sb.journal_seq +
-					 j.f.sb.journal_blocks));
+					 j.f.sb.journal_slots));
 	assert_false(ew_meta_journal_full(&j.f.sb, j.f.sb.journal_seq +
-					  j.f.sb.journal_blocks - 1));
+					  j.f.sb.journal_slots - 1));
 	jfix_destroy(&j);
 }
 
@@ -594,9 +629,10 @@ static void test_journal_every_byte_flip(void **state)
 {
 	struct jfix j = { 0 };
 	struct ew_meta_jbuf jb;
+	struct ew_meta_jslot_res js;
 	const char *why;
-	u8 buf[BS], *blk;
-	unsigned int i;
+	u8 buf[JS], *blk;
+	unsigned int i, c;
 	int ret;
 
 	(void)state;
@@ -607,19 +643,43 @@ static void test_journal_every_byte_flip(void **state)
 	commit(&j, &jb);
 	blk = jblk(&j, 1);
 	assert_int_equal(ew_map_init(&j.r, j.f.g.len_blocks, 2), 0);
+	/* the same byte in both copies: torn, the journal ends here */
 	for (i = 0; i < BS; i++) {
 		why = NULL;
 		blk[i] ^= 0x04;
-		ret = ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk, &why);
+		blk[BS + i] ^= 0x04;
+		ret = ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk, &js,
+					   &why);
 		/* a torn block ends the journal; nothing of it is applied */
 		assert_int_equal(ret, 0);
 		blk[i] ^= 0x04;
+		blk[BS + i] ^= 0x04;
 	}
 	assert_int_equal(ew_map_pblock(&j.r, 1, 0), NONE);
 	assert_int_equal(ew_map_uptodate(&j.r, 2), 0);
+	/* any byte of one copy: replayed from the other, the copy named */
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		for (i = 0; i < BS; i += 7) {
+			blk[c * BS + i] ^= 0x40;
+			assert_int_equal(ew_meta_replay_block(&j.f.sb, &j.f.g,
+							      &j.r, 1, blk, &js,
+							      &why), 1);
+			assert_int_equal(js.damaged, 1U << c);
+			assert_int_equal(js.records, 2);
+			blk[c * BS + i] ^= 0x40;
+		}
+	}
 	assert_int_equal(ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk,
-					      &why), 1);
+					      &js, &why), 1);
+	assert_int_equal(js.damaged, 0);
 	assert_int_equal(ew_map_pblock(&j.r, 1, 0), 5);
+	/* each copy names its own block: copies swapped are misdirected */
+	memcpy(buf, blk, JS);
+	memcpy(blk, buf + BS, BS);
+	memcpy(blk + BS, buf, BS);
+	assert_int_equal(ew_meta_replay_block(&j.f.sb, &j.f.g, &j.r, 1, blk,
+					      &js, &why), -EINVAL);
+	assert_string_equal(why, "journal block read from the wrong block (misdirected write)");
 	ew_map_destroy(&j.r);
 	jfix_destroy(&j);
 }
@@ -628,7 +688,7 @@ static void test_journal_every_byte_flip(void **state)
 static void write_n(struct jfix *j, u32 n)
 {
 	struct ew_meta_jbuf jb;
-	u8 buf[BS];
+	u8 buf[JS];
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -648,9 +708,9 @@ static void test_replay_stops_at_torn(void **state)
 	jfix_init(&j, EW4 " 0");
 	write_n(&j, 10);
 	/* block 8 of 10 torn (the last one written, 9, never reached disk) */
-	memset(jblk(&j, 9), 0, BS);
-	memset(jblk(&j, 10), 0, BS);
-	memset(jblk(&j, 8) + 2048, 0xee, 2048);
+	memset(jblk(&j, 9), 0, JS);
+	memset(jblk(&j, 10), 0, JS);
+	memset(jblk(&j, 8) + 2048, 0xee, JS - 2048);
 	assert_int_equal(recover(&j, &end, &why), 0);
 	assert_int_equal(end, 8);
 	/* everything before it applied, nothing after */
@@ -670,14 +730,14 @@ static void test_replay_stops_at_stale_lap(void **state)
 
 	(void)state;
 	jfix_init(&j, EW4 " 0");
-	J = j.f.sb.journal_blocks;
+	J = j.f.sb.journal_slots;
 	/* one lap and a bit, checkpointing at seq J (map as of J - 1) */
 	write_n(&j, (u32)(J - 1));
 	ckpt_write_all(&j.f.sb, &j.m, 0, 2, j.dev);
 	ew_meta_sb_commit_ckpt(&j.f.sb, 0, 2, j.seq);
 	for (i = 0; i < 5; i++) {
 		struct ew_meta_jbuf jb;
-		u8 buf[BS];
+		u8 buf[JS];
 
 		ew_meta_jbuf_init(&jb, buf);
 		remap(&jb, &j.m, i, 1, 900 + i);
@@ -698,7 +758,8 @@ static void test_replay_idempotent(void **state)
 	struct ew_map once;
 	struct ew_meta_jbuf jb;
 	const char *why = NULL;
-	u8 buf[BS];
+	struct ew_meta_replay_res res;
+	u8 buf[JS];
 	u64 end, s = 42;
 	u32 i, k, home[2], freed[2];
 
@@ -729,7 +790,7 @@ static void test_replay_idempotent(void **state)
 	/* replay again over the recovered map: nothing changes */
 	assert_int_equal(ew_meta_replay(&j.f.sb, &j.f.g, &j.r,
 					j.dev + j.f.sb.journal_start * BS,
-					&end, &why), 0);
+					&res, &why), 0);
 	assert_maps_equal(&once, &j.r);
 	ew_map_destroy(&once);
 	ew_map_destroy(&j.r);
@@ -741,7 +802,7 @@ static void test_replay_discard_to_homes(void **state)
 	struct jfix j = { 0 };
 	struct ew_meta_jbuf jb;
 	const char *why = NULL;
-	u8 buf[BS];
+	u8 buf[JS];
 	u32 home[2];
 	u64 end;
 
@@ -772,7 +833,7 @@ static void test_replay_future_and_hole(void **state)
 	(void)state;
 	jfix_init(&j, EW4 " 0");
 	/* one lap and more: the old superblock's journal was overwritten */
-	write_n(&j, (u32)j.f.sb.journal_blocks + 3);
+	write_n(&j, (u32)j.f.sb.journal_slots + 3);
 	assert_int_equal(recover(&j, &end, &why), -EINVAL);
 	assert_string_equal(why, "journal is newer than the superblock (a newer superblock was lost)");
 	/* a lost block in the middle: the next one is valid */
@@ -781,19 +842,128 @@ static void test_replay_future_and_hole(void **state)
 	memset(&j, 0, sizeof(j));
 	jfix_init(&j, EW4 " 0");
 	write_n(&j, 6);
-	jblk(&j, 3)[77] ^= 1;
+	jcopy(&j, 3, 0)[77] ^= 1;
+	jcopy(&j, 3, 1)[77] ^= 1;
 	assert_int_equal(recover(&j, &end, &why), -EINVAL);
 	assert_string_equal(why, "journal block lost in the middle of the journal");
 	assert_int_equal(end, 3);
-	/* the last block torn is the normal end */
-	jblk(&j, 3)[77] ^= 1;
-	jblk(&j, 6)[77] ^= 1;
+	/* the last block torn (both copies) is the normal end */
+	jcopy(&j, 3, 0)[77] ^= 1;
+	jcopy(&j, 3, 1)[77] ^= 1;
+	jcopy(&j, 6, 0)[77] ^= 1;
+	jcopy(&j, 6, 1)[77] ^= 1;
 	assert_int_equal(recover(&j, &end, &why), 0);
 	assert_int_equal(end, 6);
 	/* a block from another array's journal ends it too */
 	memcpy(j.f.sb.uuid, uuid_b, 16);
 	assert_int_equal(recover(&j, &end, &why), 0);
 	assert_int_equal(end, 1);
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+/*
+ * The replay rule of the two copies: one damaged copy, at the end or in
+ * the middle, is replayed from the other and named; both damaged at the
+ * end is the torn end (nothing applied, nothing named).
+ */
+static void test_replay_one_copy_damaged(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_replay_res res;
+	const char *why = NULL;
+	u64 seq;
+	u32 c;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	write_n(&j, 6);			/* seqs 1..6 */
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		for (seq = 3; seq <= 6; seq += 3) {	/* middle, last */
+			jcopy(&j, seq, c)[200] ^= 0x10;
+			assert_int_equal(recover_res(&j, &res, &why), 0);
+			assert_int_equal(res.end_seq, 7);
+			assert_maps_equal(&j.m, &j.r);
+			assert_int_equal(res.nr_damaged, 1);
+			assert_int_equal(res.damaged_seq[0], seq);
+			assert_int_equal(res.damaged_copy[0], c);
+			jcopy(&j, seq, c)[200] ^= 0x10;
+		}
+	}
+	/* one copy of each of two blocks: both named, all replayed */
+	jcopy(&j, 2, 1)[4000] ^= 1;
+	jcopy(&j, 5, 0)[64] ^= 1;
+	assert_int_equal(recover_res(&j, &res, &why), 0);
+	assert_int_equal(res.end_seq, 7);
+	assert_int_equal(res.nr_damaged, 2);
+	assert_int_equal(res.damaged_seq[1], 5);
+	assert_maps_equal(&j.m, &j.r);
+	jcopy(&j, 2, 1)[4000] ^= 1;
+	jcopy(&j, 5, 0)[64] ^= 1;
+	/* both copies of the last block: the torn end, seq 6 not applied */
+	jcopy(&j, 6, 0)[300] ^= 1;
+	jcopy(&j, 6, 1)[900] ^= 1;
+	assert_int_equal(recover_res(&j, &res, &why), 0);
+	assert_int_equal(res.end_seq, 6);
+	assert_int_equal(res.nr_damaged, 0);
+	assert_int_equal(ew_map_pblock(&j.r, 5, 0), 105);
+	assert_int_equal(ew_map_pblock(&j.r, 6, 0), NONE);
+	/* both copies of a middle block: lost, not torn */
+	jcopy(&j, 6, 0)[300] ^= 1;
+	jcopy(&j, 6, 1)[900] ^= 1;
+	jcopy(&j, 4, 0)[300] ^= 1;
+	jcopy(&j, 4, 1)[300] ^= 1;
+	assert_int_equal(recover_res(&j, &res, &why), -EINVAL);
+	assert_string_equal(why, "journal block lost in the middle of the journal");
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+/*
+ * A copy holding the previous lap's block is "not this block" in either
+ * position: beside a current copy it is damage replayed around, both
+ * stale is the end of the journal.
+ */
+static void test_replay_stale_lap_copy(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_replay_res res;
+	const char *why = NULL;
+	u8 old[JS];
+	u64 J;
+	u32 c;
+
+	(void)state;
+	jfix_init(&j, EW4 " 0");
+	J = j.f.sb.journal_slots;
+	write_n(&j, 3);			/* seqs 1..3 */
+	memcpy(old, jblk(&j, 3), JS);	/* the previous lap of slot 3 */
+	write_n(&j, (u32)(J - 4));	/* up to seq J - 1 */
+	ckpt_write_all(&j.f.sb, &j.m, 0, 2, j.dev);
+	ew_meta_sb_commit_ckpt(&j.f.sb, 0, 2, j.seq);
+	write_n(&j, 4);			/* seqs J .. J + 3: slot 3 is J + 3 */
+	assert_int_equal(recover_res(&j, &res, &why), 0);
+	assert_int_equal(res.end_seq, J + 4);
+	assert_int_equal(res.nr_damaged, 0);
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		u8 cur[BS];
+
+		memcpy(cur, jcopy(&j, J + 3, c), BS);
+		memcpy(jcopy(&j, J + 3, c), old + c * BS, BS);
+		assert_int_equal(recover_res(&j, &res, &why), 0);
+		assert_int_equal(res.end_seq, J + 4);
+		assert_int_equal(res.nr_damaged, 1);
+		assert_int_equal(res.damaged_seq[0], J + 3);
+		assert_int_equal(res.damaged_copy[0], c);
+		assert_maps_equal(&j.m, &j.r);
+		memcpy(jcopy(&j, J + 3, c), cur, BS);
+	}
+	/* both copies of the last lap: the journal ends before J + 3 */
+	memcpy(jblk(&j, J + 3), old, JS);
+	assert_int_equal(recover_res(&j, &res, &why), 0);
+	assert_int_equal(res.end_seq, J + 3);
+	assert_int_equal(res.nr_damaged, 0);
+	assert_int_equal(ew_map_pblock(&j.r, J + 2, 0), 100 + J + 2);
 	ew_map_destroy(&j.r);
 	jfix_destroy(&j);
 }
@@ -805,7 +975,7 @@ static void test_replay_bad_record(void **state)
 	struct ew_meta_rec rec = { .type = EW_JREC_REMAP, .replica = 1,
 				   .pblock = 1, .uptodate = 2 };
 	const char *why = NULL;
-	u8 buf[BS];
+	u8 buf[JS];
 	u64 end;
 
 	(void)state;
@@ -948,7 +1118,7 @@ static u32 crash_round(const char *line, u64 seed)
 	struct ew_meta_jbuf jb;
 	struct ew_map durable;
 	const char *why = NULL;
-	u8 buf[BS];
+	u8 buf[JS];
 	u64 s = seed, end, ops, op, ck_idx = 0, ck_seq = 0, ck_journal = 0;
 	u32 ck_area = 0, r;
 	bool in_ckpt = false;
@@ -1153,6 +1323,8 @@ int main(void)
 		cmocka_unit_test(test_replay_idempotent),
 		cmocka_unit_test(test_replay_discard_to_homes),
 		cmocka_unit_test(test_replay_future_and_hole),
+		cmocka_unit_test(test_replay_one_copy_damaged),
+		cmocka_unit_test(test_replay_stale_lap_copy),
 		cmocka_unit_test(test_replay_bad_record),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_map_check),

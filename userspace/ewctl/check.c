@@ -30,12 +30,15 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 consistent (warnings about torn blocks that recovery\n"
 "skips may be printed), 1 inconsistent (each problem on one line),\n"
-"2 usage error.  See Documentation/on-disk-format.rst.\n");
+"2 usage error, 3 damage found that recovery repairs (one copy of a\n"
+"journal block: the array loads, replaying the other copy).\n"
+"See Documentation/on-disk-format.rst.\n");
 }
 
 struct check_state {
 	const char *meta;
 	unsigned int problems;
+	unsigned int damaged;	/* recoverable damage found */
 	bool quiet;
 };
 
@@ -201,6 +204,20 @@ int ewctl_check(int argc, char **argv)
 		     (unsigned long long)ld.records);
 		info(&c, "shutdown: %s", m.sb.flags & EW_META_SB_CLEAN ?
 		     "clean" : "not clean (in use, or a crash)");
+		for (i = 0; i < ld.replay.nr_damaged &&
+			    i < EW_META_REPLAY_DAMAGE_MAX; i++) {
+			u64 seq = ld.replay.damaged_seq[i];
+			u32 cp = ld.replay.damaged_copy[i];
+
+			printf("%s: damaged: journal seq %llu copy %u (block %llu): invalid copy, seq %llu replayed from copy %u\n",
+			       c.meta, (unsigned long long)seq, cp,
+			       (unsigned long long)(ew_meta_journal_blocknr(&m.sb, seq) + cp),
+			       (unsigned long long)seq, cp ^ 1);
+		}
+		if (ld.replay.nr_damaged > EW_META_REPLAY_DAMAGE_MAX)
+			printf("%s: damaged: %u more damaged journal copies\n",
+			       c.meta, ld.replay.nr_damaged - EW_META_REPLAY_DAMAGE_MAX);
+		c.damaged += ld.replay.nr_damaged;
 		if (ld.end_damaged)
 			printf("%s: warning: journal ends at seq %llu with a damaged block (a torn last write: its records were never acknowledged)\n",
 			       c.meta, (unsigned long long)ld.end_seq);
@@ -230,6 +247,11 @@ int ewctl_check(int argc, char **argv)
 		printf("%s: inconsistent: %u problem%s\n", c.meta, c.problems,
 		       c.problems == 1 ? "" : "s");
 		return EWCTL_FAIL;
+	}
+	if (c.damaged) {
+		printf("%s: damaged: %u journal cop%s invalid, recoverable (the array loads; its next checkpoint retires them)\n",
+		       c.meta, c.damaged, c.damaged == 1 ? "y" : "ies");
+		return EWCTL_CHECK_DAMAGED;
 	}
 	printf("%s: consistent\n", c.meta);
 	return EWCTL_OK;

@@ -44,7 +44,7 @@ struct mk {
 	struct ew_geom g;
 	struct ew_map m;
 	struct ew_meta_jbuf jb;
-	u8 buf[EW_META_BLOCK_SIZE];
+	u8 buf[EW_META_JSLOT_SIZE];
 	u64 seq;
 	u8 **used;
 	int err;
@@ -53,12 +53,15 @@ struct mk {
 static void mk_commit(struct mk *k)
 {
 	u64 bn;
+	u32 c;
 
 	if (ew_meta_jbuf_empty(&k->jb))
 		return;
 	bn = ew_meta_jbuf_seal(&k->jb, &k->sb, k->seq++);
-	if (ewctl_write_block(k->f, bn, k->buf))
-		k->err = 1;
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++)
+		if (ewctl_write_block(k->f, bn + c,
+				      k->buf + c * EW_META_BLOCK_SIZE))
+			k->err = 1;
 	ew_meta_jbuf_init(&k->jb, k->buf);
 }
 

@@ -94,10 +94,10 @@ static void dump_json(const struct ewctl_meta *m,
 	       (unsigned long long)sb->region_blocks);
 	printf(", \"data_offset_sectors\": %llu",
 	       (unsigned long long)sb->data_offset_sectors);
-	printf(", \"meta_blocks\": %llu, \"journal_start\": %llu, \"journal_blocks\": %llu",
+	printf(", \"meta_blocks\": %llu, \"journal_start\": %llu, \"journal_slots\": %llu",
 	       (unsigned long long)sb->total_blocks,
 	       (unsigned long long)sb->journal_start,
-	       (unsigned long long)sb->journal_blocks);
+	       (unsigned long long)sb->journal_slots);
 	printf(", \"ckpt_start\": [%llu, %llu], \"ckpt_blocks\": %llu",
 	       (unsigned long long)sb->ckpt_start[0],
 	       (unsigned long long)sb->ckpt_start[1],
@@ -124,6 +124,7 @@ static void dump_json(const struct ewctl_meta *m,
 		printf(", \"journal_records\": %llu, \"journal_end_damaged\": %s",
 		       (unsigned long long)ld->records,
 		       ld->end_damaged ? "true" : "false");
+		printf(", \"journal_damaged_copies\": %u", ld->replay.nr_damaged);
 		printf(", \"written_blocks\": %llu, \"stale_replicas\": %llu, \"mapped_replicas\": %llu",
 		       (unsigned long long)s->written,
 		       (unsigned long long)s->stale,
@@ -165,9 +166,11 @@ static void dump_text(const struct ewctl_meta *m,
 	       (unsigned long long)sb->region_blocks);
 	printf("metadata size    %llu blocks of 4 KiB\n",
 	       (unsigned long long)sb->total_blocks);
-	printf("journal area     blocks %llu..%llu\n",
+	printf("journal area     blocks %llu..%llu, %llu slots of %u copies\n",
 	       (unsigned long long)sb->journal_start,
-	       (unsigned long long)(sb->journal_start + sb->journal_blocks - 1));
+	       (unsigned long long)(sb->journal_start +
+				    sb->journal_slots * EW_META_JOURNAL_COPIES - 1),
+	       (unsigned long long)sb->journal_slots, EW_META_JOURNAL_COPIES);
 	printf("checkpoint areas blocks %llu.. and %llu.., %llu blocks each\n",
 	       (unsigned long long)sb->ckpt_start[0],
 	       (unsigned long long)sb->ckpt_start[1],
@@ -190,6 +193,9 @@ static void dump_text(const struct ewctl_meta *m,
 	       (unsigned long long)ld->records,
 	       (unsigned long long)ld->end_seq,
 	       ld->end_damaged ? ", a damaged block" : "");
+	if (ld->replay.nr_damaged)
+		printf("damaged copies   %u (each block replayed from its other copy)\n",
+		       ld->replay.nr_damaged);
 	printf("written blocks   %llu\n", (unsigned long long)s->written);
 	printf("stale replicas   %llu\n", (unsigned long long)s->stale);
 }

@@ -22,6 +22,8 @@
 #define EWCTL_OK	0
 #define EWCTL_FAIL	1
 #define EWCTL_USAGE	2
+/* ewctl check only: damage found that recovery repairs */
+#define EWCTL_CHECK_DAMAGED	3
 
 /* Subcommands: argv[0] is the subcommand's name. */
 int ewctl_geometry(int argc, char **argv);

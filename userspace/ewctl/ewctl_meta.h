@@ -47,6 +47,8 @@ struct ewctl_map_load {
 	u64 records;		/* journal records applied */
 	/* how the journal ended: damaged means our own torn block */
 	bool end_damaged;
+	/* copies of applied journal blocks found damaged (recoverable) */
+	struct ew_meta_replay_res replay;
 };
 
 /* Loads the map of m's superblock (m->g must be set). */

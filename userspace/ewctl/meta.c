@@ -90,7 +90,7 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
 	const struct ew_meta_sb *sb = &m->sb;
 	u8 blk[EW_META_BLOCK_SIZE];
 	u8 *area;
-	u64 i, seq;
+	u64 i;
 
 	memset(ld, 0, sizeof(*ld));
 	if (ew_map_init(&ld->map, sb->len_blocks, sb->mirrors)) {
@@ -111,39 +111,45 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
 			return 0;
 		}
 	}
-	area = malloc(sb->journal_blocks * EW_META_BLOCK_SIZE);
+	area = malloc(sb->journal_slots * EW_META_JSLOT_SIZE);
 	if (!area) {
 		fprintf(stderr, "%s: out of memory\n", ewctl_prog);
 		return -1;
 	}
-	for (i = 0; i < sb->journal_blocks; i++)
+	for (i = 0; i < sb->journal_slots * EW_META_JOURNAL_COPIES; i++)
 		if (ewctl_read_block(m->f, sb->journal_start + i,
 				     area + i * EW_META_BLOCK_SIZE)) {
 			free(area);
 			goto io;
 		}
-	ld->ret = ew_meta_replay(sb, &m->g, &ld->map, area, &ld->end_seq,
+	ld->ret = ew_meta_replay(sb, &m->g, &ld->map, area, &ld->replay,
 				 &ld->why);
-	if (ld->ret)
+	ld->end_seq = ld->replay.end_seq;
+	ld->records = ld->replay.records;
+	if (ld->ret && ld->replay.bad_copy >= EW_META_JOURNAL_COPIES)
 		snprintf(ld->where, sizeof(ld->where),
-			 "journal seq %llu (block %llu)",
+			 "journal seq %llu (blocks %llu and %llu)",
 			 (unsigned long long)ld->end_seq,
-			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq));
-	for (seq = sb->journal_seq; seq < ld->end_seq; seq++) {
-		const struct ew_meta_hdr *h = (const void *)(area +
-			(ew_meta_journal_blocknr(sb, seq) - sb->journal_start) *
-			EW_META_BLOCK_SIZE);
-
-		ld->records += le32_to_cpu(h->nr);
-	}
-	if (!ld->ret && ld->end_seq - sb->journal_seq < sb->journal_blocks) {
-		const struct ew_meta_hdr *h = (const void *)(area +
-			(ew_meta_journal_blocknr(sb, ld->end_seq) -
-			 sb->journal_start) * EW_META_BLOCK_SIZE);
+			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq),
+			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq) + 1);
+	else if (ld->ret)
+		snprintf(ld->where, sizeof(ld->where),
+			 "journal seq %llu copy %u (block %llu)",
+			 (unsigned long long)ld->end_seq, ld->replay.bad_copy,
+			 (unsigned long long)(ew_meta_journal_blocknr(sb, ld->end_seq) +
+					      ld->replay.bad_copy));
+	if (!ld->ret && ld->end_seq - sb->journal_seq < sb->journal_slots) {
+		const u8 *slot = area + (ew_meta_journal_blocknr(sb, ld->end_seq) -
+					 sb->journal_start) * EW_META_BLOCK_SIZE;
+		u32 c;
 
 		/* not all zeros and a bad checksum: torn or damaged */
-		ld->end_damaged = !ew_meta_block_is_zero(h) &&
-				  !ew_meta_block_crc_ok(h);
+		for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+			const u8 *h = slot + c * EW_META_BLOCK_SIZE;
+
+			if (!ew_meta_block_is_zero(h) && !ew_meta_block_crc_ok(h))
+				ld->end_damaged = true;
+		}
 	}
 	free(area);
 	return 0;
