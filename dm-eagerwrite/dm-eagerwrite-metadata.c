@@ -595,8 +595,18 @@ static const char *const ew_md_errors[] = {
 #define E_MD_FORMAT	ew_md_errors[3]
 #define E_MD_NOMEM	ew_md_errors[4]
 
+/*
+ * Format, in this order, each step durable before the next
+ * (Documentation/on-disk-format.rst, "Format"):
+ *   1. slot 1 zeroed, then generation 1 with FORMATTING in slot 0;
+ *   2. the member labels;
+ *   3. generation 2, FORMATTING cleared (CLEAN), in slot 1.
+ * A crash before 1 leaves zeros (format again), after it a superblock
+ * with FORMATTING: format again with its uuid (redo), overwriting labels
+ * of that uuid, never another array's.
+ */
 static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
-			const char **error)
+			const u8 *redo_uuid, const char **error)
 {
 	struct ew_meta_label lb;
 	const char *why;
@@ -604,22 +614,40 @@ static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
 	u32 i;
 	int ret;
 
-	/* never format over a member of an array */
+	/* never format over a member of an array (but ours, on a redo) */
 	for (i = 0; i < md->nr; i++) {
 		ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
 		if (ret) {
 			*error = E_MD_LREAD;
 			return ret;
 		}
-		if (!ew_meta_label_decode(md->iobuf, &lb, &why)) {
+		if (!ew_meta_label_decode(md->iobuf, &lb, &why) &&
+		    (!redo_uuid ||
+		     memcmp(lb.uuid, redo_uuid, EW_META_UUID_SIZE))) {
+			DMERR("data device %u carries a label of another array",
+			      i);
 			*error = E_MD_LABELLED;
 			return -EINVAL;
 		}
 	}
-	generate_random_uuid(uuid);
+	if (redo_uuid)
+		memcpy(uuid, redo_uuid, EW_META_UUID_SIZE);
+	else
+		generate_random_uuid(uuid);
 	ret = ew_meta_sb_init(&md->sb, cfg->t, cfg->g, uuid, error);
 	if (ret)
 		return ret;
+	/* 1. slot 1 zeroed, generation 1 (FORMATTING) in slot 0 */
+	memset(md->iobuf, 0, EW_META_BLOCK_SIZE);
+	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+		       md->iobuf, 1, 1);
+	if (ret)
+		goto bad;
+	md->sb.flags = EW_META_SB_FORMATTING;
+	ret = ew_md_write_sb(md, &md->sb);
+	if (ret)
+		goto bad;
+	/* 2. the labels */
 	for (i = 0; i < md->nr; i++) {
 		ew_meta_label_encode(&md->sb, i, md->iobuf);
 		ret = ew_md_rw(md, md->data[i], REQ_OP_WRITE | REQ_FUA |
@@ -627,12 +655,8 @@ static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
 		if (ret)
 			goto bad;
 	}
-	/* slot 1 zeroed, then generation 1 in slot 0: the last write */
-	memset(md->iobuf, 0, EW_META_BLOCK_SIZE);
-	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
-		       md->iobuf, 1, 1);
-	if (ret)
-		goto bad;
+	/* 3. the array exists: generation 2, clean, in slot 1 */
+	ew_meta_sb_set_flags(&md->sb, EW_META_SB_CLEAN);
 	ret = ew_md_write_sb(md, &md->sb);
 	if (ret)
 		goto bad;
@@ -774,11 +798,32 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 	return 0;
 }
 
+/*
+ * The superblock in use came from slot; if the other slot is neither
+ * zeros nor valid, recovery fell back past a damaged (or torn) one: say
+ * so, and never reuse a generation or checkpoint seq it may have named
+ * (ew_meta_sb_skip_lost()).  iobuf holds both slots.
+ */
+static void ew_md_check_other_slot(struct ew_md *md, u32 slot)
+{
+	const void *other = md->iobuf + (slot ^ 1) * EW_META_BLOCK_SIZE;
+	struct ew_meta_sb osb;
+	const char *why = NULL;
+
+	if (ew_meta_block_is_zero(other) ||
+	    !ew_meta_sb_decode(other, slot ^ 1, &osb, &why))
+		return;
+	DMWARN("superblock slot %u (metadata block %u): %s; using generation %llu",
+	       slot ^ 1, slot ^ 1, why, md->sb.generation);
+	ew_meta_sb_skip_lost(&md->sb);
+}
+
 int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	       struct ew_md_open_result *res, const char **error)
 {
 	struct ew_md *md;
 	const char *why = NULL;
+	u8 uuid[EW_META_UUID_SIZE];
 	void *blk1;
 	u32 slot, i;
 	int ret;
@@ -825,8 +870,17 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	}
 	blk1 = md->iobuf + EW_META_BLOCK_SIZE;
 	ret = ew_meta_sb_pick(md->iobuf, blk1, &md->sb, &slot, &why);
+	if (!ret && (md->sb.flags & EW_META_SB_FORMATTING)) {
+		memcpy(uuid, md->sb.uuid, EW_META_UUID_SIZE);
+		DMWARN("format incomplete (superblock generation %llu): formatting again",
+		       md->sb.generation);
+		ret = -ENODATA;
+	} else if (!ret) {
+		ew_md_check_other_slot(md, slot);
+	}
 	if (ret == -ENODATA) {
-		ret = ew_md_format(md, cfg, error);
+		ret = ew_md_format(md, cfg, md->sb.generation ? uuid : NULL,
+				   error);
 		if (ret)
 			goto bad;
 		res->formatted = true;

@@ -484,6 +484,11 @@ void ew_meta_sb_commit_ckpt(struct ew_meta_sb *sb, u32 area, u64 seq,
 	sb->journal_seq = journal_seq;
 }
 
+void ew_meta_sb_skip_lost(struct ew_meta_sb *sb)
+{
+	sb->generation += EW_META_SB_SLOTS;
+}
+
 void ew_meta_sb_set_flags(struct ew_meta_sb *sb, u32 flags)
 {
 	sb->generation++;

@@ -290,6 +290,15 @@ int ew_meta_sb_check_size(const struct ew_meta_sb *sb, u64 dev_sectors,
 int ew_meta_sb_geom(const struct ew_meta_sb *sb, struct ew_geom *g,
 		    const char **why);
 
+/*
+ * sb was picked over an invalid other slot, which may have held the
+ * next generation g + 1, naming a checkpoint of seq g + 1 that is partly
+ * on disk.  Skips two generations (the slot stays the same), so that the
+ * next superblock and checkpoint use seqs no lost superblock can have
+ * named, and overwrite the invalid slot, never the one in use.
+ */
+void ew_meta_sb_skip_lost(struct ew_meta_sb *sb);
+
 /* --- checkpoint --- */
 
 /* The checkpoint area a new checkpoint goes to (the one not current). */

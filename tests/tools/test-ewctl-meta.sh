@@ -188,6 +188,11 @@ run 0 "$ewctl" debug-mkmeta --layout ew --writes 300 --inject dup \
 	"$s/meta" $(devs "$s")
 expect "overlapping physical blocks" 1 \
 	"physical block referenced twice on one disk" "$ewctl" check "$s/meta"
+run 0 "$ewctl" debug-mkmeta --layout ew --writes 10 --inject formatting \
+	"$s/meta" $(devs "$s")
+expect "format incomplete: exit 4" 4 \
+	"format incomplete (generation 2 in slot 1 has FORMATTING set" \
+	"$ewctl" check "$s/meta" $(devs "$s")
 
 # --- member labels
 s=$(fresh)

@@ -17,7 +17,11 @@
 # Cases: restore the saved disks, xor one byte with 0x5a (located with
 # `ewctl dump --json`), create the array from the same table line:
 #
-#   superblock in use           loads from the older slot, or is refused
+#   superblock in use           byte 300: loads from the older slot, the
+#                               kernel log naming the slot, and ewctl
+#                               check clean after (the next generation
+#                               overwrote the damaged slot); magic: loads
+#                               so, or is refused
 #   older superblock            loads
 #   checkpoint block            refused, the kernel log says "checkpoint"
 #   one copy of a journal       loads with every acknowledged write, and
@@ -168,7 +172,8 @@ try() {
 }
 
 try "undamaged (control)" "$meta" - load
-try "superblock in use (slot $cur), byte 300" "$meta" $((cur * 4096 + 300)) either:superblock
+try "superblock in use (slot $cur), byte 300" "$meta" $((cur * 4096 + 300)) \
+	"loadwarn:superblock slot $cur (metadata block $cur): bad checksum in superblock; using generation"
 try "superblock in use (slot $cur), magic" "$meta" $((cur * 4096)) either:superblock
 try "older superblock (slot $((1 - cur)))" "$meta" $(((1 - cur) * 4096 + 300)) load
 try "checkpoint area $area block 0, header" "$meta" $((cstart * 4096 + 16)) refuse:checkpoint

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 "Exit status: 0 consistent (warnings about torn blocks that recovery\n"
 "skips may be printed), 1 inconsistent (each problem on one line),\n"
 "2 usage error, 3 damage found that recovery repairs (one copy of a\n"
-"journal block: the array loads, replaying the other copy).\n"
+"journal block: the array loads, replaying the other copy), 4 format\n"
+"incomplete (a crash while formatting: the next load formats again).\n"
 "See Documentation/on-disk-format.rst.\n");
 }
 
@@ -172,6 +173,12 @@ int ewctl_check(int argc, char **argv)
 		printf("%s: superblock: %s\n", c.meta, m.pick_why);
 		ewctl_meta_close(&m);
 		return EWCTL_FAIL;
+	}
+	if (m.sb.flags & EW_META_SB_FORMATTING) {
+		printf("%s: format incomplete (generation %llu in slot %u has FORMATTING set: the next table load formats the array again)\n",
+		       c.meta, (unsigned long long)m.sb.generation, m.cur);
+		ewctl_meta_close(&m);
+		return EWCTL_CHECK_FORMATTING;
 	}
 	ewctl_uuid_str(m.sb.uuid, uuid);
 	info(&c, "superblock slot %u, generation %llu, version %u, uuid %s, %s, %u disks",

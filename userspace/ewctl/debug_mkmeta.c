@@ -19,13 +19,15 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: ewctl debug-mkmeta [layout options] [--len SIZE] [--seed N]\n"
 "         [--writes N] [--commit-every N] [--checkpoint-at N]\n"
-"         [--inject dup|range] <metadata_file> <data_file>...\n"
+"         [--inject dup|range|formatting] <metadata_file> <data_file>...\n"
 "\n"
 "TEST ONLY: overwrites the files with the metadata and member labels of a\n"
 "simulated run of N random writes (default 200; a journal block every\n"
 "--commit-every writes, default 5; a checkpoint after write\n"
 "--checkpoint-at).  --inject dup maps two replicas to one block of a\n"
-"disk, --inject range a block past the region, both well checksummed.\n");
+"disk, --inject range a block past the region, both well checksummed;\n"
+"--inject formatting leaves a new superblock with FORMATTING set (a\n"
+"crash while formatting).\n");
 	ewctl_layout_help(f);
 }
 
@@ -214,7 +216,8 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 			break;
 		case 'i':
 			inject = optarg;
-			if (strcmp(inject, "dup") && strcmp(inject, "range"))
+			if (strcmp(inject, "dup") && strcmp(inject, "range") &&
+			    strcmp(inject, "formatting"))
 				goto usage;
 			break;
 		case 'h':
@@ -325,6 +328,10 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 		ew_meta_jbuf_add(&k.jb, &rec);
 	}
 	mk_commit(&k);
+	if (inject && !strcmp(inject, "formatting")) {
+		ew_meta_sb_set_flags(&k.sb, EW_META_SB_FORMATTING);
+		ewctl_write_block(k.f, ew_meta_sb_encode(&k.sb, blk), blk);
+	}
 	if (k.err || fflush(k.f)) {
 		fprintf(stderr, "%s: %s: write error\n", ewctl_prog, argv[optind]);
 		goto out;

@@ -24,6 +24,8 @@
 #define EWCTL_USAGE	2
 /* ewctl check only: damage found that recovery repairs */
 #define EWCTL_CHECK_DAMAGED	3
+/* ewctl check only: a format did not finish (it is done again) */
+#define EWCTL_CHECK_FORMATTING	4
 
 /* Subcommands: argv[0] is the subcommand's name. */
 int ewctl_geometry(int argc, char **argv);
