@@ -229,6 +229,18 @@ static void test_sb_torn_falls_back(void **state)
 	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), 0);
 	assert_int_equal(d.generation, 2);
 	assert_int_equal(d.journal_seq, 5);
+	/*
+	 * after the fallback, the lost gen 3 named checkpoint seq 3: skip
+	 * it, so the next superblock (over the bad slot 0) and checkpoint
+	 * carry seqs nothing on disk has
+	 */
+	ew_meta_sb_skip_lost(&d);
+	assert_int_equal(ew_meta_sb_slot(d.generation), slot);
+	assert_true(ew_meta_ckpt_next_seq(&d) > 3);
+	ew_meta_sb_commit_ckpt(&d, ew_meta_ckpt_next_area(&d),
+			       ew_meta_ckpt_next_seq(&d), 9);
+	assert_int_equal(ew_meta_sb_slot(d.generation), 0);
+	assert_int_equal(d.ckpt_seq, 5);
 	/* both bad: refused with slot 0's reason */
 	s1[100] ^= 1;
 	assert_int_equal(ew_meta_sb_pick(s0, s1, &d, &slot, &why), -EINVAL);
