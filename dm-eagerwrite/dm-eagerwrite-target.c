@@ -1506,7 +1506,9 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
 	per_tick = div_u64((u64)a->rb_rate_mib * (SZ_1M >> SECTOR_SHIFT) *
 			   EW_RB_TICK_MS, MSEC_PER_SEC * a->block_sectors);
 	per_tick = max_t(u64, per_tick, 1);
-	add = div64_u64((now - a->scan_refill_ns) * per_tick,
+	/* a tick's worth at most, which also keeps the product small */
+	add = div64_u64(min_t(u64, now - a->scan_refill_ns,
+			      EW_RB_TICK_MS * NSEC_PER_MSEC) * per_tick,
 			EW_RB_TICK_MS * NSEC_PER_MSEC);
 	if (!add)
 		return;
