@@ -54,6 +54,7 @@
  */
 
 #include <linux/device-mapper.h>
+#include <linux/delay.h>
 #include <linux/dm-io.h>
 #include <linux/bitops.h>
 #include <linux/ioprio.h>
@@ -69,6 +70,9 @@
 
 #define EW_MD_JBUFS		32	/* journal buffers (4 KiB each) */
 #define EW_MD_IOBLOCKS		16	/* blocks per checkpoint/replay I/O */
+/* A member flush that fails is retried for about 5 s (see the commit). */
+#define EW_MD_FLUSH_TRIES	25
+#define EW_MD_FLUSH_RETRY_MS	200
 
 struct ew_md {
 	/* set at open */
@@ -374,6 +378,7 @@ u64 ew_md_member_errors(struct ew_md *md)
 static int __ew_md_commit(struct ew_md *md)
 {
 	u64 dirty, last, s, bad;
+	u32 tries;
 	bool again;
 	int ret;
 
@@ -400,6 +405,16 @@ static int __ew_md_commit(struct ew_md *md)
 
 		/* 2. the data the records point at is durable first */
 		ret = ew_md_flush_members(md, dirty, &bad);
+		/*
+		 * A member whose flush fails is asked again for as long as
+		 * the target's failure policy lets a member return errors
+		 * (a transient fault, a dm-flakey down interval); only then
+		 * is it reported, and the target fails it.
+		 */
+		for (tries = 0; bad && tries < EW_MD_FLUSH_TRIES; tries++) {
+			msleep(EW_MD_FLUSH_RETRY_MS);
+			ret = ew_md_flush_members(md, bad, &bad);
+		}
 		if (bad) {
 			DMERR_LIMIT("flush of members %llx failed", bad);
 			spin_lock_irq(md->lock);
