@@ -2468,9 +2468,7 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	struct ew_array *a = t->a;
 	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 	unsigned long flags;
-	bool kick;
-
-	bool retry = false, repair = false;
+	bool kick, retry = false, repair = false;
 
 	if (io->kind != EW_IO_READ || !io->tracked)
 		return DM_ENDIO_DONE;
