@@ -83,11 +83,11 @@ note "$layout: after: $(dmsetup status $DEV)"
 # the latency during a rebuild: a rebuild of member 2 at a rate that
 # lasts, measured over 10 s
 fail 2
-dmsetup message $DEV 0 rebuild_rate 4
+dmsetup message $DEV 0 rebuild_rate 1
 note "$layout: latency degraded again (mean_us p99_us iops): $(lat 10)"
 replace 2 ewsp2
 sleep 1
-note "$layout: latency during a rebuild at 4 MiB/s (mean_us p99_us iops): $(lat 10)"
+note "$layout: latency during a rebuild at 1 MiB/s (mean_us p99_us iops): $(lat 10)"
 note "$layout: $(dmsetup status $DEV)"
 dmsetup message $DEV 0 rebuild_rate 0
 wait_idle
