@@ -58,6 +58,7 @@
  */
 
 #include <linux/device-mapper.h>
+#include <linux/delay.h>
 #include <linux/dm-io.h>
 #include <linux/bitops.h>
 #include <linux/ioprio.h>
@@ -74,6 +75,9 @@
 #define EW_MD_JBUFS		32	/* journal buffers (a slot, 8 KiB, each) */
 #define EW_MD_IOBLOCKS		16	/* blocks per checkpoint/replay I/O */
 #define EW_MD_IOSLOTS		(EW_MD_IOBLOCKS / EW_META_JOURNAL_COPIES)
+/* A member flush that fails is retried for about 5 s (see the commit). */
+#define EW_MD_FLUSH_TRIES	25
+#define EW_MD_FLUSH_RETRY_MS	200
 
 struct ew_md {
 	/* set at open */
@@ -161,7 +165,7 @@ static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
 
 	*failed = 0;
 	for (i = 0; i < md->nr; i++) {
-		if (!(mask & BIT_ULL(i)))
+		if (!(mask & BIT_ULL(i)) || !md->data[i])
 			continue;
 		where[n].bdev = md->data[i];
 		where[n].sector = 0;
@@ -379,6 +383,7 @@ u64 ew_md_member_errors(struct ew_md *md)
 static int __ew_md_commit(struct ew_md *md)
 {
 	u64 dirty, last, s, bad;
+	u32 tries;
 	bool again;
 	int ret;
 
@@ -405,6 +410,16 @@ static int __ew_md_commit(struct ew_md *md)
 
 		/* 2. the data the records point at is durable first */
 		ret = ew_md_flush_members(md, dirty, &bad);
+		/*
+		 * A member whose flush fails is asked again for as long as
+		 * the target's failure policy lets a member return errors
+		 * (a transient fault, a dm-flakey down interval); only then
+		 * is it reported, and the target fails it.
+		 */
+		for (tries = 0; bad && tries < EW_MD_FLUSH_TRIES; tries++) {
+			msleep(EW_MD_FLUSH_RETRY_MS);
+			ret = ew_md_flush_members(md, bad, &bad);
+		}
 		if (bad) {
 			DMERR_LIMIT("flush of members %llx failed", bad);
 			spin_lock_irq(md->lock);
@@ -587,6 +602,7 @@ static const char *const ew_md_errors[] = {
 	"Data device carries an eagerwrite label: zero its first 4 KiB to reuse it",
 	"Cannot write the new metadata",
 	"Cannot allocate the metadata buffers",
+	"Cannot create an array with a missing data device",
 };
 
 #define E_MD_READ	ew_md_errors[0]
@@ -594,6 +610,7 @@ static const char *const ew_md_errors[] = {
 #define E_MD_LABELLED	ew_md_errors[2]
 #define E_MD_FORMAT	ew_md_errors[3]
 #define E_MD_NOMEM	ew_md_errors[4]
+#define E_MD_MISSING	ew_md_errors[5]
 
 /*
  * Format, in this order, each step durable before the next
@@ -616,6 +633,10 @@ static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
 
 	/* never format over a member of an array (but ours, on a redo) */
 	for (i = 0; i < md->nr; i++) {
+		if (!md->data[i]) {
+			*error = E_MD_MISSING;
+			return -EINVAL;
+		}
 		ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
 		if (ret) {
 			*error = E_MD_LREAD;
@@ -897,6 +918,14 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 						    bdev_nr_sectors(md->meta),
 						    error);
 		for (i = 0; !ret && i < md->nr; i++) {
+			/*
+			 * A failed member's position holds nothing trusted
+			 * (a device named there is a replacement), a missing
+			 * one nothing at all: no label to check.
+			 */
+			if (!md->data[i] ||
+			    (md->sb.member_failed & BIT_ULL(i)))
+				continue;
 			ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
 			if (ret) {
 				*error = E_MD_LREAD;
@@ -936,4 +965,104 @@ void ew_md_close(struct ew_md *md)
 		kfree(md->jblk[i]);
 	vfree(md->iobuf);
 	kfree(md);
+}
+
+/* ---------------------------------------------------------------- */
+/*
+ * Member state (on-disk-format.rst, "Member state"): the failed and
+ * rebuilding bits of the superblock, and the label of a replacement.
+ * Process context; io_mutex serialises them with commits and
+ * checkpoints, which copy md->sb and so keep the bits.
+ */
+
+void ew_md_member_state(struct ew_md *md, u64 *failed, u64 *rebuilding)
+{
+	mutex_lock(&md->io_mutex);
+	*failed = md->sb.member_failed;
+	*rebuilding = md->sb.member_rebuilding;
+	mutex_unlock(&md->io_mutex);
+}
+
+static int __ew_md_set_member_state(struct ew_md *md, u64 failed,
+				    u64 rebuilding)
+{
+	struct ew_meta_sb nsb = md->sb;
+	int ret;
+
+	if (ew_md_failed(md))
+		return -EIO;
+	if (md->sb.member_failed == failed &&
+	    md->sb.member_rebuilding == rebuilding)
+		return 0;
+	nsb.generation++;
+	nsb.member_failed = failed;
+	nsb.member_rebuilding = rebuilding & ~failed;
+	ret = ew_md_write_sb(md, &nsb);
+	if (!ret)
+		md->sb = nsb;
+	return ret;
+}
+
+/*
+ * A new superblock generation with these member bits.  A member failed
+ * in memory is failed on disk before anything trusts its absence: the
+ * map already says which replicas it missed, this says never to trust
+ * what it holds.
+ */
+int ew_md_set_member_state(struct ew_md *md, u64 failed, u64 rebuilding)
+{
+	int ret;
+
+	mutex_lock(&md->io_mutex);
+	ret = __ew_md_set_member_state(md, failed, rebuilding);
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/*
+ * bdev replaces failed member i; the caller has made every replica on
+ * it stale in the map (the array is not live).  Order:
+ *   1. the superblock says member i is failed (if it did not yet);
+ *   2. the new device's label, next generation, with FUA;
+ *   3. a checkpoint of the map (its stale replicas) whose superblock
+ *      holds the new generation and member i rebuilding.
+ * A crash before 3 leaves member i failed on disk, its label check
+ * skipped: the same device is taken as a replacement again.
+ */
+int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
+			 u64 failed, u64 rebuilding)
+{
+	int ret;
+
+	mutex_lock(&md->io_mutex);
+	ret = __ew_md_set_member_state(md, md->sb.member_failed | BIT_ULL(i),
+				       md->sb.member_rebuilding &
+				       ~BIT_ULL(i));
+	if (ret)
+		goto out;
+	md->sb.member_gen[i]++;
+	ew_meta_label_encode(&md->sb, i, md->iobuf);
+	ret = ew_md_rw(md, bdev, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+		       md->iobuf, 0, 1);
+	if (ret) {
+		/* the device is refused; the array stays as it was */
+		md->sb.member_gen[i]--;
+		goto out;
+	}
+	md->data[i] = bdev;
+	md->sb.member_failed = failed & ~BIT_ULL(i);
+	md->sb.member_rebuilding = (rebuilding | BIT_ULL(i)) &
+		~md->sb.member_failed;
+	ret = __ew_md_checkpoint(md, false);
+out:
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/* Member i has no device any more ("-"): nothing is flushed there. */
+void ew_md_forget_member(struct ew_md *md, u32 i)
+{
+	mutex_lock(&md->io_mutex);
+	md->data[i] = NULL;
+	mutex_unlock(&md->io_mutex);
 }

@@ -92,4 +92,16 @@ int ew_md_set_clean(struct ew_md *md, bool clean);
 /* Members whose flush failed since the last call (bit per member). */
 u64 ew_md_member_errors(struct ew_md *md);
 
+/*
+ * Process context: member state in the superblock (bit i: member i).
+ * ew_md_replace_member relabels bdev as member i (next generation) and
+ * checkpoints with i rebuilding; the map must already hold every
+ * replica on i stale.
+ */
+void ew_md_member_state(struct ew_md *md, u64 *failed, u64 *rebuilding);
+int ew_md_set_member_state(struct ew_md *md, u64 failed, u64 rebuilding);
+int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
+			 u64 failed, u64 rebuilding);
+void ew_md_forget_member(struct ew_md *md, u32 i);
+
 #endif /* DM_EAGERWRITE_METADATA_H */

@@ -117,6 +117,21 @@
 #define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
 #define EW_COMMIT_PERIOD	HZ	/* periodic commit: bounds lost work */
 #define EW_RESYNC_SCAN		1024	/* blocks scanned per hold of the lock */
+/*
+ * Member errors (see "Member failures" below): a member is failed once it
+ * has returned at least EW_FAIL_MIN_ERRORS errors and nothing but errors
+ * for EW_FAIL_AFTER_NS; until then it is only avoided, and its queue is
+ * retried every EW_ERR_BACKOFF_NS.
+ */
+#define EW_FAIL_MIN_ERRORS	8
+#define EW_FAIL_AFTER_NS	(5 * NSEC_PER_SEC)
+#define EW_ERR_BACKOFF_NS	(200 * NSEC_PER_MSEC)
+#define EW_WRITE_RETRIES	3	/* re-placements of a write none took */
+/* Rebuild: a tick of the scan, its slice under the lock, default rate. */
+#define EW_RB_TICK_MS		100
+#define EW_RB_SLICE		512
+#define EW_RB_SCAN_PER_TICK	65536
+#define EW_RB_DEFAULT_MIB	32
 
 enum ew_counter {
 	EW_C_READS,
@@ -143,6 +158,14 @@ struct ew_member {
 	u32 copies;			/* background copies in flight */
 	struct list_head delayed;	/* queued struct ew_delayed */
 	u32 nr_delayed;
+	/* errors: see "Member failures" */
+	u32 err_run;			/* errors since the last success */
+	u64 err_since_ns;		/* first error of that run */
+	u64 last_err_ns;
+	u64 read_errors;
+	u64 write_errors;
+	u64 owed;			/* delayed replicas dropped on failure */
+	bool rebuilding;		/* replaced: its replicas are rebuilt */
 };
 
 /* One delayed replica. */
@@ -155,6 +178,7 @@ struct ew_delayed {
 	u8 r;
 	bool to_home;
 	u8 epoch;
+	u8 src_r;			/* replica read */
 	u32 src_disk;
 	u32 src;
 	u32 dst_disk;
@@ -196,6 +220,19 @@ struct ew_array {
 	u64 run_len[EW_MAX_DISKS];
 	u64 err_sum_ns;
 	u64 err_count;
+	u64 repairs;			/* replicas rewritten after a bad read */
+	/* blocks whose only current replica was on a replaced member */
+	unsigned long *lost;
+	u64 nr_lost;
+	/* rebuild, the scan for stale replicas: see "Rebuild" */
+	struct delayed_work rb_work;
+	u64 scan_tokens;		/* copies the rate allows now */
+	u64 scan_refill_ns;
+	struct work_struct state_work;	/* member state to the superblock */
+	bool rb_active;
+	bool rb_paused;
+	u32 rb_rate_mib;		/* MiB/s, 0: unlimited */
+	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
 	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
@@ -209,6 +246,7 @@ struct ew_array {
 	struct work_struct prop_work;
 	struct workqueue_struct *commit_wq;
 	struct delayed_work commit_work;
+	struct delayed_work backoff_work;	/* kicks prop_work later */
 	struct dm_kcopyd_client *kc;
 	struct bio_set bs;
 };
@@ -235,6 +273,7 @@ struct ew_io {
 	struct ew_array *a;
 	u64 lblock;
 	u64 start_ns;
+	struct bvec_iter iter;		/* read: as .map saw it, for a retry */
 	u64 pred_ns[EW_MAX_MIRRORS];
 	u32 newp[EW_MAX_MIRRORS];
 	u32 gen;
@@ -247,6 +286,8 @@ struct ew_io {
 	u8 epoch;
 	u8 reserved;
 	u8 jres;			/* journal records reserved */
+	u8 rep;				/* read: the replica read */
+	u8 retries;
 	bool tracked;			/* read: counted in queue and epoch */
 	u64 commit_seq;			/* flush, FUA: journal block waited for */
 };
@@ -394,6 +435,17 @@ static void ew_release_frees(struct ew_array *a)
 		queue_work(a->prop_wq, &a->prop_work);
 }
 
+/* New data (a write, a discard) for a lost block: no longer lost. */
+static void ew_unlose(struct ew_array *a, u64 lblock)
+{
+	if (test_bit(lblock, a->lost)) {
+		clear_bit(lblock, a->lost);
+		/* the last one: a rebuild waiting for it may end */
+		if (!--a->nr_lost && a->rb_active)
+			queue_delayed_work(a->prop_wq, &a->rb_work, 0);
+	}
+}
+
 static void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock)
 {
 	if (pblock == EW_MAP_NONE)
@@ -489,6 +541,159 @@ static void ew_delayed_queue(struct ew_array *a, u64 lblock, u32 gen, u32 r,
 }
 
 /* ---------------------------------------------------------------- */
+/*
+ * Member failures.  Every member I/O error is counted against the member
+ * (ew_member_error) and the I/O goes elsewhere: a read is retried on
+ * another up-to-date replica and the replica that failed is rewritten
+ * from a good copy (md's read-error repair), a write is committed on the
+ * replicas that took it or placed again, a background copy is retried.
+ * While a member has errors and no success since, it is avoided where
+ * another replica can serve and its delayed queue is retried after a
+ * back-off; the first success clears that.  It is *failed* only when it
+ * has returned nothing but errors (at least EW_FAIL_MIN_ERRORS) for
+ * EW_FAIL_AFTER_NS: a transient fault (a cable, a dm-flakey down
+ * interval) never fails a member, a dead one is failed within seconds.
+ * A failed member gets no I/O; its queued delayed replicas are dropped
+ * and counted as owed (those replicas stay stale in the map); blocks
+ * whose every up-to-date replica is on failed members read as errors.
+ * All of this runs under a->lock (completions, in interrupt context).
+ */
+
+/* Errors with a gap longer than this belong to different runs. */
+static bool ew_err_run_live(struct ew_member *m, u64 now)
+{
+	return m->err_run && now - m->last_err_ns < EW_FAIL_AFTER_NS;
+}
+
+static bool ew_member_avoid(struct ew_array *a, u32 disk)
+{
+	return a->pd[disk].failed || ew_err_run_live(&a->m[disk], ew_now());
+}
+
+/* The only place a member becomes failed.  a->lock held. */
+static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
+{
+	struct ew_member *m = &a->m[disk];
+	struct ew_delayed *d, *tmp;
+
+	if (a->pd[disk].failed)
+		return;
+	a->pd[disk].failed = true;
+	m->rebuilding = false;
+	DMERR("member %u (%pg) failed: %s; %u delayed replicas owed",
+	      disk, m->bdev, why, m->nr_delayed);
+	list_for_each_entry_safe(d, tmp, &m->delayed, list) {
+		list_del_init(&d->list);
+		m->nr_delayed--;
+		m->owed++;
+		ew_delayed_put(a, d);
+	}
+	wake_up(&a->throttle_wait);
+	if (!bio_list_empty(&a->deferred))
+		queue_work(a->wq, &a->bio_work);
+	/* never trusted again, across reloads and reboots too */
+	queue_work(a->commit_wq, &a->state_work);
+}
+
+/* An I/O error on member disk.  a->lock held. */
+static void ew_member_error(struct ew_array *a, u32 disk, bool write)
+{
+	struct ew_member *m = &a->m[disk];
+	u64 now = ew_now();
+
+	if (write)
+		m->write_errors++;
+	else
+		m->read_errors++;
+	if (!ew_err_run_live(m, now))
+		m->err_run = 0;
+	m->last_err_ns = now;
+	if (a->pd[disk].failed)
+		return;
+	if (!m->err_run++) {
+		m->err_since_ns = now;
+		DMERR_LIMIT("member %u (%pg): %s error, served elsewhere",
+			    disk, m->bdev, write ? "write" : "read");
+	}
+	if (m->err_run >= EW_FAIL_MIN_ERRORS &&
+	    now - m->err_since_ns >= EW_FAIL_AFTER_NS)
+		ew_member_fail(a, disk, write ? "write errors" : "read errors");
+}
+
+/* A successful I/O on member disk ends its error run.  a->lock held. */
+static void ew_member_ok(struct ew_array *a, u32 disk)
+{
+	a->m[disk].err_run = 0;
+}
+
+/*
+ * Queues a rewrite of replica r of lblock (made stale by a failed read)
+ * from an up-to-date replica.  Skipped when the member failed or no
+ * delayed entry is free: the replica then stays stale until the next
+ * write of the block.  a->lock held.
+ */
+static bool ew_queue_repair(struct ew_array *a, u64 lblock, u32 r)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS];
+
+	ew_replicas(a, lblock, rep, home);
+	if (a->pd[rep[r].disk].failed ||
+	    a->delay_used >= a->args.delay_queue)
+		return false;
+	a->delay_used++;	/* the reservation ew_delayed_queue takes */
+	ew_delayed_queue(a, lblock, ew_map_gen(&a->map, lblock), r,
+			 rep[r].disk, home[r] != EW_MAP_NONE);
+	a->repairs++;
+	return true;
+}
+
+/*
+ * Replica r of lblock, at pblock on disk, failed a read: make it stale
+ * and queue its repair, unless it is no longer what the map holds.
+ * Returns true when a repair was queued.  a->lock held.
+ */
+static bool ew_read_failed(struct ew_array *a, u64 lblock, u32 r, u32 disk,
+			   u32 pblock)
+{
+	ew_member_error(a, disk, false);
+	if (!(ew_map_uptodate(&a->map, lblock) & (1U << r)) ||
+	    ew_map_pblock(&a->map, lblock, r) != pblock)
+		return false;
+	/*
+	 * The stale mark is journalled like any map change, or not made:
+	 * with no journal space now (this may be interrupt context, which
+	 * never waits) the replica stays current in the map and is only
+	 * avoided; the next read error tries again.
+	 */
+	if (!ew_md_reserve(a->md, 1))
+		return false;
+	if (!ew_map_set_stale(&a->map, lblock, r)) {
+		ew_md_unreserve(a->md, 1);
+		return false;	/* the last current replica: keep it */
+	}
+	ew_md_log_block(a->md, lblock, 1U << r);
+	return ew_queue_repair(a, lblock, r);
+}
+
+/* Is there an up-to-date replica of lblock other than (disk, pblock)? */
+static bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
+			     u32 pblock)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r;
+	u8 up = ew_map_uptodate(&a->map, lblock);
+
+	ew_replicas(a, lblock, rep, home);
+	for (r = 0; r < a->geom.p.mirrors; r++)
+		if ((up & (1U << r)) && !a->pd[rep[r].disk].failed &&
+		    (rep[r].disk != disk ||
+		     ew_map_pblock(&a->map, lblock, r) != pblock))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- */
 /* Foreground writes. */
 
 static void ew_write_done(struct ew_io *io)
@@ -499,9 +704,10 @@ static void ew_write_done(struct ew_io *io)
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
 	u32 mirrors = a->geom.p.mirrors, r, used = 0;
 	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
-	bool kick_bios, logged = false, park = false;
+	bool kick_bios, logged = false, park = false, again = false;
 	unsigned long flags;
 	u64 seq = 0;
+	u8 stale = 0;
 	int ret;
 
 	spin_lock_irqsave(&a->lock, flags);
@@ -523,19 +729,29 @@ static void ew_write_done(struct ew_io *io)
 				if (io->ok_mask & (1U << r))
 					ew_md_member_dirty(a->md, rep[r].disk);
 			ew_defer_frees(a, rep, freed);
+			ew_unlose(a, io->lblock);
 			for (r = 0; r < mirrors; r++) {
 				bool fg = io->ok_mask & (1U << r);
 
 				if (fg && !(ddm && r == 0))
 					continue;
-				/*
-				 * A failed member gets no copy (the replica
-				 * stays stale); so a write never queues more
-				 * than it reserved.
-				 */
-				if (a->pd[rep[r].disk].failed ||
-				    WARN_ON_ONCE(used >= io->reserved))
+				/* a failed member gets no copy: stale */
+				if (a->pd[rep[r].disk].failed)
 					continue;
+				/*
+				 * A foreground replica that failed was not
+				 * reserved for: it takes a free entry, or
+				 * stays stale (owed) until the next write.
+				 */
+				if (used >= io->reserved) {
+					if (a->delay_used >=
+					    a->args.delay_queue) {
+						a->m[rep[r].disk].owed++;
+						continue;
+					}
+					a->delay_used++;
+					io->reserved++;
+				}
 				ew_delayed_queue(a, io->lblock, io->gen, r,
 						 rep[r].disk,
 						 home[r] != EW_MAP_NONE);
@@ -543,19 +759,48 @@ static void ew_write_done(struct ew_io *io)
 			}
 		}
 	}
-	/* blocks written by failed replicas were never mapped */
-	for (r = 0; r < mirrors; r++)
-		if ((io->fg_mask & ~io->ok_mask) & (1U << r) &&
-		    io->newp[r] != home[r])
+	/*
+	 * Blocks written by failed replicas were never mapped.  When no
+	 * replica took the write, a home that failed an update in place
+	 * holds unknown data: stale, and journalled as such (with the
+	 * units this write reserved) so that recovery never trusts it.
+	 */
+	for (r = 0; r < mirrors; r++) {
+		if (!((io->fg_mask & ~io->ok_mask) & (1U << r)))
+			continue;
+		if (io->newp[r] != home[r])
 			ew_defer_free(a, rep[r].disk, io->newp[r]);
+		else if (!io->ok_mask &&
+			 ew_map_pblock(&a->map, io->lblock, r) == home[r] &&
+			 ew_map_set_stale(&a->map, io->lblock, r))
+			stale |= 1U << r;
+	}
+	if (stale && !logged) {
+		ew_md_unreserve(a->md, io->jres - hweight8(stale));
+		ew_md_log_block(a->md, io->lblock, stale);
+		logged = true;
+	}
 	a->delay_used -= io->reserved - used;
 	if (!logged)
 		ew_md_unreserve(a->md, io->jres);
+	/*
+	 * One replica that took the write is enough (the others are stale
+	 * or queued); when none did, place it again, on another member
+	 * now that this one is avoided.
+	 */
+	if (io->ok_mask) {
+		io->status = BLK_STS_OK;
+	} else if (io->retries < EW_WRITE_RETRIES) {
+		io->retries++;
+		io->status = BLK_STS_OK;
+		bio_list_add(&a->retry, bio);
+		again = true;
+	}
 	/* after a metadata error nothing written is durable any more */
-	if (!io->status && ew_md_failed(a->md))
+	if (!again && !io->status && ew_md_failed(a->md))
 		io->status = BLK_STS_IOERR;
 	/* FUA: complete when the commit covering the record is durable */
-	if (!io->status && (bio->bi_opf & REQ_FUA) && logged &&
+	if (!again && !io->status && (bio->bi_opf & REQ_FUA) && seq &&
 	    seq > ew_md_durable_seq(a->md)) {
 		io->commit_seq = seq;
 		bio_list_add(&a->commit_wait, bio);
@@ -567,10 +812,12 @@ static void ew_write_done(struct ew_io *io)
 
 	if (io->reserved != used)
 		wake_up(&a->throttle_wait);
-	if (kick_bios)
+	if (kick_bios || again)
 		ew_kick_bios(a);
 	if (used)
 		ew_kick_prop(a);
+	if (again)
+		return;
 	if (park) {
 		ew_kick_commit(a);
 		return;
@@ -604,9 +851,10 @@ static void ew_fg_endio(struct bio *clone)
 			     io->pred_ns[r], now);
 		if (clone->bi_status) {
 			io->status = clone->bi_status;
-			a->pd[disk].failed = true;
+			ew_member_error(a, disk, true);
 		} else {
 			io->ok_mask |= 1U << r;
+			ew_member_ok(a, disk);
 		}
 		kick = !a->pd[disk].queued && a->m[disk].nr_delayed;
 	} else {
@@ -638,7 +886,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	u32 target[EW_MAX_MIRRORS];
 	struct ew_choice ch;
 	unsigned long flags;
-	u32 i, skip = 0;
+	u32 i, skip = 0, avoid = 0, alive = 0, want;
 	u64 now;
 	int ret = 0;
 
@@ -681,9 +929,29 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	now = ew_now();
 	io->fg_mask = 0;
 	io->ok_mask = 0;
-	for (i = 0; i < sync; i++) {
-		ret = ew_place_write(a->pd, rep, mirrors, skip, eager,
+	/* degraded: as many foreground replicas as live members allow */
+	for (i = 0; i < mirrors; i++) {
+		if (!a->pd[rep[i].disk].failed)
+			alive++;
+		/*
+		 * A rebuilding member only where nothing else can take the
+		 * write: a block whose only current replica is there would
+		 * read as lost after a reboot (ew_array_member_state).
+		 */
+		if (ew_member_avoid(a, rep[i].disk) ||
+		    a->m[rep[i].disk].rebuilding)
+			avoid |= 1U << i;
+	}
+	want = min(sync, alive);
+	if (!want)
+		ret = -EIO;
+	for (i = 0; i < want; i++) {
+		/* members with errors only where no other candidate is left */
+		ret = ew_place_write(a->pd, rep, mirrors, skip | avoid, eager,
 				     a->block_sectors, now, &ch);
+		if (ret)
+			ret = ew_place_write(a->pd, rep, mirrors, skip, eager,
+					     a->block_sectors, now, &ch);
 		if (!ret && eager)
 			ret = ew_freemap_alloc(&a->m[ch.disk].fm, ch.block);
 		if (ret)
@@ -731,8 +999,10 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	spin_unlock_irqrestore(&a->lock, flags);
 
 	ew_count(a, EW_C_WRITES);
-	atomic_set(&io->pending, sync);
-	for (i = 0; i < sync; i++) {
+	atomic_set(&io->pending, want);
+	for (i = want; i < sync; i++)
+		bio_put(clone[i]);
+	for (i = 0; i < want; i++) {
 		u32 r = target[i];
 
 		bio_set_dev(clone[i], a->m[rep[r].disk].bdev);
@@ -877,6 +1147,7 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 			ew_replicas(a, b, rep, home);
 			ew_map_discard(&a->map, b, home, freed);
 			ew_defer_frees(a, rep, freed);
+			ew_unlose(a, b);
 		}
 		ew_release_frees(a);
 		spin_unlock_irqrestore(&a->lock, flags);
@@ -900,17 +1171,24 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], disk[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], disk[EW_MAX_MIRRORS], ridx[EW_MAX_MIRRORS];
 	u64 block[EW_MAX_MIRRORS];
 	struct ew_choice ch;
 	unsigned long flags;
-	u32 r, n = 0;
+	u32 r, n = 0, avoid = 0;
 	u8 up;
 	int ret;
 
-	ew_count(a, EW_C_READS);
+	if (!io->retries)
+		ew_count(a, EW_C_READS);
 	spin_lock_irqsave(&a->lock, flags);
 	up = ew_map_uptodate(&a->map, io->lblock);
+	if (test_bit(io->lblock, a->lost)) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		DMERR_LIMIT("block %llu lost with a replaced member",
+			    io->lblock);
+		return DM_MAPIO_KILL;
+	}
 	if (!up) {
 		/* never written or discarded: zeros, no I/O */
 		spin_unlock_irqrestore(&a->lock, flags);
@@ -924,15 +1202,25 @@ static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
 			continue;
 		disk[n] = rep[r].disk;
 		block[n] = ew_map_pblock(&a->map, io->lblock, r);
-		n++;
+		if (ew_member_avoid(a, disk[n]))
+			avoid |= 1U << n;
+		ridx[n++] = r;
 	}
 	io->start_ns = ew_now();
-	ret = ew_place_read(a->pd, disk, block, n, 0, a->block_sectors,
+	/* members with errors only when no other replica is readable */
+	ret = ew_place_read(a->pd, disk, block, n, avoid, a->block_sectors,
 			    bio_sectors(bio), io->start_ns, &ch);
+	if (ret)
+		ret = ew_place_read(a->pd, disk, block, n, 0, a->block_sectors,
+				    bio_sectors(bio), io->start_ns, &ch);
 	if (ret) {
+		/* every up-to-date replica is on a failed member */
 		spin_unlock_irqrestore(&a->lock, flags);
+		DMERR_LIMIT("block %llu: no up-to-date replica on a live member",
+			    io->lblock);
 		return DM_MAPIO_KILL;
 	}
+	io->rep = (u8)ridx[ch.index];
 	io->disk = ch.disk;
 	io->newp[0] = (u32)ch.block;
 	io->pred_ns[0] = ch.cost_ns;
@@ -963,20 +1251,43 @@ static bool ew_room(struct ew_array *a)
 	return room;
 }
 
+/* A read that failed on one replica, sent to another (see ew_end_io). */
+static void ew_read_again(struct ew_array *a, struct bio *bio)
+{
+	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+	bio->bi_iter = io->iter;
+	bio->bi_status = BLK_STS_OK;
+	switch (ew_read(a, bio, io)) {
+	case DM_MAPIO_REMAPPED:
+		submit_bio_noacct(bio);
+		break;
+	case DM_MAPIO_KILL:
+		bio_io_error(bio);
+		break;
+	default:	/* completed (zeros) */
+		break;
+	}
+}
+
 static void ew_bio_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(work, struct ew_array, bio_work);
-	struct bio_list bios;
+	struct bio_list bios, reads;
 	unsigned long flags;
 	struct bio *bio;
 
 	spin_lock_irqsave(&a->lock, flags);
+	reads = a->read_retry;
+	bio_list_init(&a->read_retry);
 	bios = a->retry;
 	bio_list_init(&a->retry);
 	bio_list_merge(&bios, &a->deferred);
 	bio_list_init(&a->deferred);
 	spin_unlock_irqrestore(&a->lock, flags);
 
+	while ((bio = bio_list_pop(&reads)))
+		ew_read_again(a, bio);
 	while ((bio = bio_list_pop(&bios))) {
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 
@@ -999,25 +1310,42 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	struct ew_array *a = d->a;
 	u32 home[EW_MAX_MIRRORS], freed;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	bool kick_bios = false, logged = false;
+	struct ew_member *dm;
+	bool kick_bios = false, logged = false, again = false;
 	unsigned long flags;
 	u64 now = ew_now();
 
 	spin_lock_irqsave(&a->lock, flags);
 	ew_replicas(a, d->lblock, rep, home);
-	a->m[d->dst_disk].copies--;
+	dm = &a->m[d->dst_disk];
+	dm->copies--;
 	a->copies--;
 	/* no prediction to judge (kcopyd reports only the end of both) */
 	ew_head_done(a, d->src_disk, d->src, now, 0, now);
 	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
 	if (read_err || write_err) {
-		DMERR_LIMIT("background copy of block %llu replica %u failed",
-			    d->lblock, d->r);
+		DMERR_LIMIT("background copy of block %llu replica %u failed (%s)",
+			    d->lblock, d->r, read_err ? "read" : "write");
+		if (read_err)
+			ew_read_failed(a, d->lblock, d->src_r, d->src_disk,
+				       d->src);
+		else
+			ew_member_ok(a, d->src_disk);
 		if (write_err)
-			a->pd[d->dst_disk].failed = true;
+			ew_member_error(a, d->dst_disk, true);
 		ew_defer_free(a, d->dst_disk,
 			      d->dst == home[d->r] ? EW_MAP_NONE : d->dst);
+		/*
+		 * Try again later (another source, or the same member after
+		 * its back-off) unless the member failed or no source is
+		 * left; a dropped entry leaves the replica stale.
+		 */
+		again = !a->pd[d->dst_disk].failed &&
+			(!read_err ||
+			 ew_other_replica(a, d->lblock, d->src_disk, d->src));
 	} else {
+		ew_member_ok(a, d->src_disk);
+		ew_member_ok(a, d->dst_disk);
 		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
 				       d->dst, home[d->r], &freed)) {
 			/* the record before the free, as for writes */
@@ -1032,7 +1360,12 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		ew_md_unreserve(a->md, 1);
 	if (d->to_home)
 		kick_bios = ew_cell_release(a, &d->cell);
-	ew_delayed_put(a, d);
+	if (again) {
+		list_add_tail(&d->list, &dm->delayed);
+		dm->nr_delayed++;
+	} else {
+		ew_delayed_put(a, d);
+	}
 	ew_epoch_exit(a, d->epoch);
 	spin_unlock_irqrestore(&a->lock, flags);
 
@@ -1053,18 +1386,20 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 {
 	struct ew_member *m = &a->m[disk];
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], sdisk[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], sdisk[EW_MAX_MIRRORS], sr[EW_MAX_MIRRORS];
 	u64 sblock[EW_MAX_MIRRORS], now;
 	struct ew_delayed *d;
 	struct ew_choice ch;
-	u32 r, n;
+	u32 r, n, avoid;
 	u8 up;
 
 	while ((d = list_first_entry_or_null(&m->delayed, struct ew_delayed,
 					     list))) {
 		up = ew_map_uptodate(&a->map, d->lblock);
 		ew_replicas(a, d->lblock, rep, home);
+		/* a lost block has no source worth copying */
 		if (ew_map_gen(&a->map, d->lblock) != d->gen || !up ||
+		    test_bit(d->lblock, a->lost) ||
 		    ((up & (1U << d->r)) &&
 		     (!d->to_home ||
 		      ew_map_pblock(&a->map, d->lblock, d->r) == home[d->r]))) {
@@ -1087,20 +1422,28 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 		}
 		now = ew_now();
 		n = 0;
+		avoid = 0;
 		for (r = 0; r < a->geom.p.mirrors; r++) {
 			if (!(up & (1U << r)))
 				continue;
 			sdisk[n] = rep[r].disk;
 			sblock[n] = ew_map_pblock(&a->map, d->lblock, r);
-			n++;
+			if (ew_member_avoid(a, sdisk[n]))
+				avoid |= 1U << n;
+			sr[n++] = r;
 		}
-		if (ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
+		/* members with errors only when no other source is left */
+		if (ew_place_read(a->pd, sdisk, sblock, n, avoid,
+				  a->block_sectors, a->block_sectors, now,
+				  &ch) &&
+		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
 				  a->block_sectors, now, &ch)) {
 			ew_md_unreserve(a->md, 1);
 			return NULL;
 		}
 		d->src_disk = ch.disk;
 		d->src = (u32)ch.block;
+		d->src_r = (u8)sr[ch.index];
 		from->bdev = a->m[ch.disk].bdev;
 		from->sector = ew_block_sector(a, (u32)ch.block);
 		from->count = a->block_sectors;
@@ -1134,31 +1477,71 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 }
 
 /*
- * Stale replicas the map holds (after a load: delayed replicas that were
- * not propagated before the shutdown or crash, raid10 replicas demoted
- * after an unclean shutdown, ddm copies not yet at home) are queued
- * again, a bounded scan at a time and only while the delayed-write pool
- * has room, so the queues never hold more than delay_queue entries.
- * Returns true when the scan stopped with blocks left to look at.
+ * The scan for stale replicas, one for every reason a replica is stale:
+ * after a load (delayed replicas not propagated before the shutdown or
+ * crash, raid10 replicas demoted after an unclean shutdown, ddm copies
+ * not yet at home), after read-error repair gave up, and for a rebuild
+ * (a replacement member, every replica on it stale: ew_replace_member).
+ * It walks the map from resync_next, queueing a delayed replica for each
+ * stale replica on a live member; the propagation worker copies them
+ * like any other.  Bounds: EW_RESYNC_SCAN blocks per hold of the lock,
+ * at most half of delay_queue in use (writers keep the other half), and
+ * the rate: scan_tokens copies, refilled at rb_rate_mib MiB/s up to one
+ * EW_RB_TICK_MS worth; when they run out rb_work kicks the scan a tick
+ * later.  "rebuild pause" stops it where it is.  A crash loses nothing
+ * of it: every stale mark and every completed copy is in the map's
+ * journal, so the scan after reassembly finds exactly what is left.
+ * Returns true when it stopped with blocks left and room to go on.
  */
+static void ew_scan_refill(struct ew_array *a, u64 now)
+{
+	u64 per_tick, add;
+
+	if (!a->rb_rate_mib) {
+		a->scan_tokens = EW_RB_SCAN_PER_TICK;
+		a->scan_refill_ns = now;
+		return;
+	}
+	/* blocks per tick at the rate, at least one */
+	per_tick = div_u64((u64)a->rb_rate_mib * (SZ_1M >> SECTOR_SHIFT) *
+			   EW_RB_TICK_MS, MSEC_PER_SEC * a->block_sectors);
+	per_tick = max_t(u64, per_tick, 1);
+	/* a tick's worth at most, which also keeps the product small */
+	add = div64_u64(min_t(u64, now - a->scan_refill_ns,
+			      EW_RB_TICK_MS * NSEC_PER_MSEC) * per_tick,
+			EW_RB_TICK_MS * NSEC_PER_MSEC);
+	if (!add)
+		return;
+	a->scan_refill_ns = now;
+	a->scan_tokens = min(a->scan_tokens + add, per_tick);
+}
+
 static bool ew_resync_fill(struct ew_array *a)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
+	u32 cap = max(a->args.delay_queue / 2, mirrors);
 	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
+	bool more, throttled;
 	unsigned long flags;
 	u32 scanned = 0;
-	bool more;
 	u8 up;
 
 	spin_lock_irqsave(&a->lock, flags);
-	while (!a->suspended && a->resync_next < a->map.nr_blocks &&
-	       a->delay_used + mirrors <= a->args.delay_queue &&
+	if (a->suspended || a->rb_paused ||
+	    a->resync_next >= a->map.nr_blocks) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		return false;
+	}
+	ew_scan_refill(a, ew_now());
+	while (a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= cap && a->scan_tokens &&
 	       scanned++ < EW_RESYNC_SCAN) {
 		u64 l = a->resync_next++;
 
 		up = ew_map_uptodate(&a->map, l);
-		if (!up)
+		/* a lost block has no source worth copying */
+		if (!up || test_bit(l, a->lost))
 			continue;
 		ew_replicas(a, l, rep, home);
 		for (r = 0; r < mirrors; r++) {
@@ -1171,11 +1554,17 @@ static bool ew_resync_fill(struct ew_array *a)
 			a->delay_used++;
 			ew_delayed_queue(a, l, ew_map_gen(&a->map, l), r,
 					 rep[r].disk, home[r] != EW_MAP_NONE);
+			if (a->scan_tokens)
+				a->scan_tokens--;
 		}
 	}
-	more = !a->suspended && a->resync_next < a->map.nr_blocks &&
-	       a->delay_used + mirrors <= a->args.delay_queue;
+	throttled = a->resync_next < a->map.nr_blocks && !a->scan_tokens;
+	more = a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= cap && a->scan_tokens;
 	spin_unlock_irqrestore(&a->lock, flags);
+	if (throttled)
+		queue_delayed_work(a->prop_wq, &a->rb_work,
+				   msecs_to_jiffies(EW_RB_TICK_MS));
 	return more;
 }
 
@@ -1185,15 +1574,25 @@ static void ew_prop_work(struct work_struct *work)
 	struct dm_io_region from, to;
 	struct ew_delayed *d;
 	unsigned long flags;
-	bool progress = true;
+	bool progress = true, backoff = false;
 	u32 disk;
 
 	while (progress) {
 		progress = ew_resync_fill(a);
 		cond_resched();
 		for (disk = 0; disk < a->nr; disk++) {
+			struct ew_member *m = &a->m[disk];
+
 			spin_lock_irqsave(&a->lock, flags);
 			d = NULL;
+			/* a member with errors: its queue waits a while */
+			if (m->err_run && m->nr_delayed && !a->suspended &&
+			    !a->pd[disk].failed &&
+			    ew_now() - m->last_err_ns < EW_ERR_BACKOFF_NS) {
+				spin_unlock_irqrestore(&a->lock, flags);
+				backoff = true;
+				continue;
+			}
 			if (!a->suspended && !a->pd[disk].failed &&
 			    a->m[disk].nr_delayed &&
 			    a->m[disk].copies < EW_COPIES_PER_DISK &&
@@ -1206,6 +1605,241 @@ static void ew_prop_work(struct work_struct *work)
 			dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_copy_done, d);
 		}
 	}
+	if (backoff)
+		queue_delayed_work(a->prop_wq, &a->backoff_work,
+				   nsecs_to_jiffies(EW_ERR_BACKOFF_NS));
+}
+
+static void ew_backoff_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, backoff_work);
+
+	ew_kick_prop(a);
+}
+
+/* ---------------------------------------------------------------- */
+/*
+ * Rebuild.  A new device at the position of a failed or missing member
+ * (a table reload, ew_preresume) holds nothing: ew_replace_member makes
+ * every replica on it stale, labels it and checkpoints that map with
+ * the member "rebuilding" in the superblock; then the scan for stale
+ * replicas (ew_resync_fill) starts over from block 0 and copies them
+ * like any delayed replica: eager-written where the layout allows, a
+ * fixed home otherwise, only when the destination has no foreground
+ * I/O, at most EW_COPIES_PER_DISK at a time; a write meanwhile simply
+ * supersedes them.  Each completed copy is journalled (ew_copy_done), so
+ * after a crash the scan finds only what is left and never copies a
+ * block twice.  The rebuild is over when the scan has passed the last
+ * block and the rebuilt members' queues are empty: the superblock then
+ * drops the bit (ew_state_work).  A block whose only current replica
+ * was on the replaced member is *lost*: it reads as an error until it
+ * is written or discarded.
+ */
+
+/*
+ * The scan is over and the rebuilt members' queues are empty.  Not while
+ * blocks are lost: the superblock's rebuilding bit is what finds them
+ * again after a reboot (ew_array_member_state).  a->lock held.
+ */
+static bool ew_rebuild_finish(struct ew_array *a)
+{
+	u32 i;
+
+	if (a->nr_lost)
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (a->m[i].rebuilding &&
+		    (a->m[i].nr_delayed || a->m[i].copies))
+			return false;
+	for (i = 0; i < a->nr; i++) {
+		if (!a->m[i].rebuilding)
+			continue;
+		a->m[i].rebuilding = false;
+		DMINFO("member %u (%pg) rebuilt", i, a->m[i].bdev);
+	}
+	a->rb_active = false;
+	return true;
+}
+
+/*
+ * The scan's clock: while a rebuild runs, a tick every EW_RB_TICK_MS
+ * (new rate tokens, the end of the rebuild); otherwise armed once when
+ * the rate stopped the scan.
+ */
+static void ew_rebuild_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, rb_work);
+	unsigned long flags;
+	bool again, done = false;
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (a->rb_active && !a->suspended &&
+	    a->resync_next >= a->map.nr_blocks)
+		done = ew_rebuild_finish(a);
+	/* only lost blocks left: ew_unlose kicks the last look */
+	again = a->rb_active && !a->rb_paused && !a->suspended &&
+		!(a->nr_lost && a->resync_next >= a->map.nr_blocks);
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (done)
+		queue_work(a->commit_wq, &a->state_work);
+	ew_kick_prop(a);
+	if (again)
+		queue_delayed_work(a->prop_wq, &a->rb_work,
+				   msecs_to_jiffies(EW_RB_TICK_MS));
+}
+
+/* Member state as a bit mask each.  a->lock held. */
+static void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
+{
+	u32 i;
+
+	*failed = 0;
+	*rebuilding = 0;
+	for (i = 0; i < a->nr; i++) {
+		if (a->pd[i].failed)
+			*failed |= BIT_ULL(i);
+		else if (a->m[i].rebuilding)
+			*rebuilding |= BIT_ULL(i);
+	}
+}
+
+/*
+ * Writes the member state to the superblock when it changed (a member
+ * failed, a rebuild ended), from the commit workqueue: it sleeps.
+ */
+static void ew_state_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(work, struct ew_array, state_work);
+	unsigned long flags;
+	u64 failed, rebuilding;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_masks(a, &failed, &rebuilding);
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_md_set_member_state(a->md, failed, rebuilding);
+}
+
+/*
+ * Marks every current replica on member i stale, in memory only (the
+ * caller checkpoints); a block whose only current replica is there is
+ * lost instead.  Returns the number of blocks lost.  Sleeps.
+ */
+static u64 ew_member_stale_all(struct ew_array *a, u32 i)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r;
+	unsigned long flags;
+	u64 b = 0, end, lost = 0;
+
+	while (b < a->map.nr_blocks) {
+		end = min_t(u64, a->map.nr_blocks, b + EW_RB_SLICE);
+		spin_lock_irqsave(&a->lock, flags);
+		for (; b < end; b++) {
+			ew_replicas(a, b, rep, home);
+			for (r = 0; r < a->geom.p.mirrors; r++) {
+				if (rep[r].disk != i ||
+				    !(ew_map_uptodate(&a->map, b) & (1U << r)))
+					continue;
+				if (!ew_map_set_stale(&a->map, b, r) &&
+				    !test_and_set_bit(b, a->lost)) {
+					a->nr_lost++;
+					lost++;
+				}
+			}
+		}
+		spin_unlock_irqrestore(&a->lock, flags);
+		cond_resched();
+	}
+	return lost;
+}
+
+/*
+ * Member i is now bdev, a new device: every replica on it becomes stale,
+ * it gets a label of the next generation, the superblock says it is
+ * rebuilding (ew_md_replace_member, with a checkpoint of the stale map)
+ * and the scan starts over.  Called with the array not live (suspended,
+ * from ew_preresume): it may sleep.  On a metadata error the member
+ * stays failed and the device is not used.
+ */
+static int ew_replace_member(struct ew_array *a, u32 i,
+			     struct block_device *bdev)
+{
+	unsigned long flags;
+	u64 lost, failed, rebuilding;
+	int ret;
+
+	lost = ew_member_stale_all(a, i);
+	cancel_work_sync(&a->state_work);
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_masks(a, &failed, &rebuilding);
+	spin_unlock_irqrestore(&a->lock, flags);
+	ret = ew_md_replace_member(a->md, i, bdev, failed, rebuilding);
+	if (ret) {
+		DMERR("member %u: replacement by %pg refused (%d): metadata not written",
+		      i, bdev, ret);
+		return ret;
+	}
+	spin_lock_irqsave(&a->lock, flags);
+	a->m[i].bdev = bdev;
+	a->data_dev[i] = bdev->bd_dev;
+	a->pd[i].failed = false;
+	a->m[i].err_run = 0;
+	a->m[i].owed = 0;
+	a->m[i].rebuilding = true;
+	a->resync_next = 0;
+	a->rb_active = true;
+	spin_unlock_irqrestore(&a->lock, flags);
+	DMINFO("member %u replaced by %pg: rebuilding, %llu blocks lost",
+	       i, bdev, lost);
+	return 0;
+}
+
+/*
+ * After a load: the member state the superblock holds.  A block whose
+ * every current replica is on a rebuilding member was lost when that
+ * member was replaced (foreground writes avoid rebuilding members).
+ */
+static void ew_array_member_state(struct ew_array *a)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], i, r;
+	u64 failed, rebuilding, b;
+	bool alive;
+	u8 up;
+
+	ew_md_member_state(a->md, &failed, &rebuilding);
+	for (i = 0; i < a->nr; i++) {
+		if (failed & BIT_ULL(i)) {
+			a->pd[i].failed = true;
+			DMWARN("member %u failed before: not used until replaced",
+			       i);
+		}
+		if (rebuilding & BIT_ULL(i)) {
+			a->m[i].rebuilding = true;
+			a->rb_active = true;
+		}
+	}
+	if (!rebuilding)
+		return;
+	for (b = 0; b < a->map.nr_blocks; b++) {
+		if (!(b % 4096))
+			cond_resched();
+		up = ew_map_uptodate(&a->map, b);
+		if (!up)
+			continue;
+		ew_replicas(a, b, rep, home);
+		alive = false;
+		for (r = 0; r < a->geom.p.mirrors; r++)
+			if ((up & (1U << r)) &&
+			    !(rebuilding & BIT_ULL(rep[r].disk)))
+				alive = true;
+		if (!alive && !test_and_set_bit(b, a->lost))
+			a->nr_lost++;
+	}
+	DMINFO("rebuild of members %llx resumes, %llu blocks lost",
+	       rebuilding, a->nr_lost);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1234,9 +1868,10 @@ static void ew_commit_work(struct work_struct *work)
 	bio_list_init(&done);
 	bio_list_init(&keep);
 	spin_lock_irqsave(&a->lock, flags);
+	/* a member whose flush failed may have lost acknowledged data */
 	for (i = 0; i < a->nr; i++)
 		if (errs & BIT_ULL(i))
-			a->pd[i].failed = true;
+			ew_member_fail(a, i, "flush failed");
 	failed = ew_md_failed(a->md);
 	durable = ew_md_durable_seq(a->md);
 	while ((bio = bio_list_pop(&a->commit_wait))) {
@@ -1274,8 +1909,14 @@ static void ew_array_free(struct ew_array *a)
 {
 	u32 i;
 
+	if (a->prop_wq) {
+		/* these queue work on the other workqueues: first */
+		cancel_delayed_work_sync(&a->backoff_work);
+		cancel_delayed_work_sync(&a->rb_work);
+	}
 	if (a->commit_wq) {
 		cancel_delayed_work_sync(&a->commit_work);
+		cancel_work_sync(&a->state_work);
 		destroy_workqueue(a->commit_wq);
 	}
 	ew_md_close(a->md);
@@ -1293,6 +1934,7 @@ static void ew_array_free(struct ew_array *a)
 	kvfree(a->m);
 	kvfree(a->pd);
 	kvfree(a->dpool);
+	kvfree(a->lost);
 	ew_map_destroy(&a->map);
 	ew_dfree_destroy(&a->dfree);
 	kfree(a);
@@ -1322,6 +1964,7 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	spin_lock_init(&a->lock);
 	bio_list_init(&a->deferred);
 	bio_list_init(&a->retry);
+	bio_list_init(&a->read_retry);
 	INIT_LIST_HEAD(&a->dfree_entries);
 	init_waitqueue_head(&a->throttle_wait);
 	init_waitqueue_head(&a->copy_wait);
@@ -1329,6 +1972,10 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	INIT_WORK(&a->prop_work, ew_prop_work);
 	INIT_DELAYED_WORK(&a->commit_work, ew_commit_work);
 	bio_list_init(&a->commit_wait);
+	INIT_DELAYED_WORK(&a->backoff_work, ew_backoff_work);
+	INIT_DELAYED_WORK(&a->rb_work, ew_rebuild_work);
+	INIT_WORK(&a->state_work, ew_state_work);
+	a->rb_rate_mib = EW_RB_DEFAULT_MIB;
 	for (i = 0; i < ARRAY_SIZE(a->cells); i++)
 		INIT_HLIST_HEAD(&a->cells[i]);
 	for (i = 0; i < EW_C_NR; i++)
@@ -1352,9 +1999,14 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	for (i = 0; i < a->nr; i++) {
 		struct ew_member *m = &a->m[i];
 
-		a->data_dev[i] = t->dev[i]->bdev->bd_dev;
-		m->bdev = t->dev[i]->bdev;
 		INIT_LIST_HEAD(&m->delayed);
+		/* "-": a missing member, failed from the start */
+		if (t->dev[i]) {
+			a->data_dev[i] = t->dev[i]->bdev->bd_dev;
+			m->bdev = t->dev[i]->bdev;
+		} else {
+			a->pd[i].failed = true;
+		}
 		ret = ew_disk_init(&m->model, &dp, disk_sectors);
 		if (ret) {
 			t->ti->error = "Cannot build the disk model";
@@ -1378,7 +2030,10 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 				ew_freemap_alloc(&m->fm, b);
 	}
 	ret = ew_map_init(&a->map, g->len_blocks, g->p.mirrors);
-	if (ret) {
+	a->lost = kvcalloc(BITS_TO_LONGS(g->len_blocks), sizeof(long),
+			   GFP_KERNEL);
+	if (ret || !a->lost) {
+		ret = ret ? ret : -ENOMEM;
 		t->ti->error = "Cannot allocate the block map";
 		goto bad;
 	}
@@ -1434,13 +2089,29 @@ static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 		if (!(l % 4096))
 			cond_resched();
 		up = ew_map_uptodate(&a->map, l);
+		ew_replicas(a, l, rep, home);
 		if (demote && (up & (up - 1))) {
-			a->map.uptodate[l] = up & -up;
+			u8 live = 0, whole = 0;
+
+			/*
+			 * Never to a replica on a failed member, and to one
+			 * on a rebuilding member only when nothing else is
+			 * left (it would read as lost after the next load).
+			 */
+			for (r = 0; r < a->geom.p.mirrors; r++) {
+				if (!(up & (1U << r)) ||
+				    a->pd[rep[r].disk].failed)
+					continue;
+				live |= 1U << r;
+				if (!a->m[rep[r].disk].rebuilding)
+					whole |= 1U << r;
+			}
+			live = whole ? whole : live ? live : up;
+			a->map.uptodate[l] = live & -live;
 			demoted++;
 		}
 		if (!ew_layout_eager(a->geom.p.layout))
 			continue;
-		ew_replicas(a, l, rep, home);
 		for (r = 0; r < a->geom.p.mirrors; r++) {
 			p = ew_map_pblock(&a->map, l, r);
 			if (p == EW_MAP_NONE || p == home[r])
@@ -1474,7 +2145,7 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 	int ret;
 
 	for (i = 0; i < t->nr; i++)
-		cfg.data[i] = t->dev[i]->bdev;
+		cfg.data[i] = t->dev[i] ? t->dev[i]->bdev : NULL;
 	ret = ew_md_open(&cfg, &a->md, &res, &error);
 	if (ret) {
 		t->ti->error = (char *)error;
@@ -1485,12 +2156,24 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		DMINFO("%s: new array, metadata formatted", name);
 		return 0;
 	}
+	ew_array_member_state(a);
 	demoted = ew_array_rebuild(a, raid10 && !res.clean);
 	/* a second crash must not replay again: checkpoint at once */
 	if (res.replayed || !res.clean) {
 		ret = ew_md_checkpoint(a->md, true);
 		if (ret) {
 			t->ti->error = "Cannot write the recovered metadata";
+			return ret;
+		}
+	}
+	/* "-" where the superblock says the member was fine: failed now */
+	if (!ew_md_failed(a->md)) {
+		u64 failed, rebuilding;
+
+		ew_member_masks(a, &failed, &rebuilding);
+		ret = ew_md_set_member_state(a->md, failed, rebuilding);
+		if (ret) {
+			t->ti->error = "Cannot write the member state";
 			return ret;
 		}
 	}
@@ -1514,8 +2197,14 @@ static bool ew_array_matches(const struct ew_array *a,
 	    x->delay_queue != y->delay_queue || a->nr != t->nr ||
 	    a->geom.len_blocks * a->block_sectors != t->ti->len)
 		return false;
+	/*
+	 * Another device (or "-") only where the member failed: it is
+	 * replaced (or removed) when this table resumes (ew_preresume).
+	 */
 	for (i = 0; i < t->nr; i++)
-		if (a->data_dev[i] != t->dev[i]->bdev->bd_dev)
+		if (a->data_dev[i] !=
+		    (t->dev[i] ? t->dev[i]->bdev->bd_dev : 0) &&
+		    !READ_ONCE(a->pd[i].failed))
 			return false;
 	return true;
 }
@@ -1576,23 +2265,27 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	for (i = 0; i < t->args.nr_disks; i++) {
+		t->nr = i + 1;
+		if (ew_table_dev_missing(&t->args, i))
+			continue;
 		ret = dm_get_device(ti, t->args.data_devs[i], mode, &t->dev[i]);
 		if (ret) {
 			ti->error = "Cannot open a data device";
 			goto bad;
 		}
-		t->nr = i + 1;
 		disk_sectors = min_t(u64, disk_sectors,
 				     bdev_nr_sectors(t->dev[i]->bdev));
 	}
 	ret = -EINVAL;
 	for (i = 0; i < t->nr; i++) {
+		if (!t->dev[i])
+			continue;
 		if (t->dev[i]->bdev == t->meta->bdev) {
 			ti->error = "Metadata device is also a data device";
 			goto bad;
 		}
 		for (j = 0; j < i; j++)
-			if (t->dev[j]->bdev == t->dev[i]->bdev) {
+			if (t->dev[j] && t->dev[j]->bdev == t->dev[i]->bdev) {
 				ti->error = "Duplicate data device";
 				goto bad;
 			}
@@ -1626,6 +2319,16 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			ti->error = "Metadata device in use by an array with another table";
 			goto bad;
 		}
+		/* a replacement must hold the member's region */
+		for (i = 0; i < t->nr; i++)
+			if (t->dev[i] &&
+			    bdev_nr_sectors(t->dev[i]->bdev) <
+			    EW_MEMBER_DATA_OFFSET_SECTORS +
+			    a->geom.region_blocks * a->block_sectors) {
+				mutex_unlock(&ew_arrays_lock);
+				ti->error = "Replacement data device too small";
+				goto bad;
+			}
 		a->refs++;
 		t->a = a;
 		break;
@@ -1731,6 +2434,7 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
 		io->kind = EW_IO_READ;
+		io->iter = bio->bi_iter;
 		return ew_read(a, bio, io);
 	case REQ_OP_WRITE:
 		io->kind = EW_IO_WRITE;
@@ -1764,7 +2468,7 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	struct ew_array *a = t->a;
 	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 	unsigned long flags;
-	bool kick;
+	bool kick, retry = false, repair = false;
 
 	if (io->kind != EW_IO_READ || !io->tracked)
 		return DM_ENDIO_DONE;
@@ -1773,11 +2477,37 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	ew_head_done(a, io->disk, io->newp[0], io->start_ns, io->pred_ns[0],
 		     ew_now());
 	ew_epoch_exit(a, io->epoch);
-	kick = !a->pd[io->disk].queued && a->m[io->disk].nr_delayed;
+	io->tracked = false;
+	if (!*error) {
+		ew_member_ok(a, io->disk);
+	} else {
+		repair = ew_read_failed(a, io->lblock, io->rep, io->disk,
+					io->newp[0]);
+		/* at most one retry per replica, and only to another one */
+		if (io->retries < a->geom.p.mirrors &&
+		    ew_other_replica(a, io->lblock, io->disk, io->newp[0])) {
+			io->retries++;
+			bio_list_add(&a->read_retry, bio);
+			retry = true;
+		}
+	}
+	kick = (!a->pd[io->disk].queued && a->m[io->disk].nr_delayed) ||
+		repair;
 	spin_unlock_irqrestore(&a->lock, flags);
 	if (kick)
 		ew_kick_prop(a);
-	return DM_ENDIO_DONE;
+	if (!retry)
+		return DM_ENDIO_DONE;
+	/*
+	 * Retried from the bio worker, the way dm-mpath retries a bio on
+	 * another path: the bio is restored as .map saw it and mapped
+	 * again, to an up-to-date replica on another member (the one that
+	 * failed is now stale or avoided).  Not DM_ENDIO_REQUEUE: dm
+	 * resubmits the whole original bio through .map only while
+	 * suspending with noflush and fails it with -EIO otherwise.
+	 */
+	ew_kick_bios(a);
+	return DM_ENDIO_INCOMPLETE;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1804,6 +2534,8 @@ static void ew_postsuspend(struct dm_target *ti)
 	spin_lock_irqsave(&a->lock, flags);
 	a->suspended = true;
 	spin_unlock_irqrestore(&a->lock, flags);
+	cancel_delayed_work_sync(&a->backoff_work);
+	cancel_delayed_work_sync(&a->rb_work);
 	flush_workqueue(a->prop_wq);
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
@@ -1813,11 +2545,35 @@ static void ew_postsuspend(struct dm_target *ti)
 		ew_md_checkpoint(a->md, true);
 }
 
+/*
+ * A table naming another device (or "-") at a failed member's position
+ * (ew_array_matches allowed it) takes effect here, when dm has suspended
+ * the old table: the array has no I/O in flight.  A replacement is
+ * labelled and checkpointed before the array resumes (ew_replace_member).
+ */
 static int ew_preresume(struct dm_target *ti)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
+	struct block_device *bdev;
+	unsigned long flags;
+	u32 i;
 
+	for (i = 0; i < t->nr; i++) {
+		bdev = t->dev[i] ? t->dev[i]->bdev : NULL;
+		if (bdev == a->m[i].bdev)
+			continue;
+		if (bdev) {
+			ew_replace_member(a, i, bdev);
+			continue;
+		}
+		spin_lock_irqsave(&a->lock, flags);
+		ew_member_fail(a, i, "removed from the table");
+		a->m[i].bdev = NULL;
+		a->data_dev[i] = 0;
+		spin_unlock_irqrestore(&a->lock, flags);
+		ew_md_forget_member(a->md, i);
+	}
 	/*
 	 * Before the first write: a new superblock generation saying the
 	 * array is in use.  A failure latches read-only (and says so); the
@@ -1833,12 +2589,16 @@ static void ew_resume(struct dm_target *ti)
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
 	unsigned long flags;
+	bool rebuild;
 
 	spin_lock_irqsave(&a->lock, flags);
 	a->suspended = false;
+	rebuild = a->rb_active && !a->rb_paused;
 	spin_unlock_irqrestore(&a->lock, flags);
 	ew_kick_prop(a);
 	ew_kick_bios(a);
+	if (rebuild)
+		queue_delayed_work(a->prop_wq, &a->rb_work, 0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1860,6 +2620,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	struct ew_array *a = t->a;
 	char dd[16], ds[16], states[EW_MAX_DISKS + 1];
 	u64 c[EW_C_NR], mae, pending, resync;
+	u64 rerr = 0, werr = 0, owed = 0, repairs, lost, rb_done, rb_total;
+	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
 	unsigned int sz = 0;
@@ -1869,9 +2631,20 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_INFO:
 	case STATUSTYPE_IMA:
 		spin_lock_irqsave(&a->lock, flags);
-		for (i = 0; i < a->nr; i++)
-			states[i] = a->pd[i].failed ? 'D' : 'A';
+		for (i = 0; i < a->nr; i++) {
+			states[i] = a->pd[i].failed ? 'D' :
+				a->m[i].rebuilding ? 'R' : 'A';
+			rerr += a->m[i].read_errors;
+			werr += a->m[i].write_errors;
+			owed += a->m[i].owed;
+		}
 		states[a->nr] = '\0';
+		repairs = a->repairs;
+		lost = a->nr_lost;
+		rb_done = a->rb_active ? a->resync_next : 0;
+		rb_total = a->rb_active ? a->map.nr_blocks : 0;
+		rb_state = !a->rb_active ? "idle" :
+			a->rb_paused ? "paused" : "running";
 		pending = a->pending;
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
@@ -1897,6 +2670,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			       st.failed ? "read_only" : "ok", st.journal_seq,
 			       st.commits, st.checkpoints, resync,
 			       a->map.nr_blocks);
+			DMEMIT(" %llu %llu %llu %llu %llu %llu/%llu %s %u",
+			       rerr, werr, repairs, owed, lost, rb_done,
+			       rb_total, rb_state, a->rb_rate_mib);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",
@@ -1907,7 +2683,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			       a->args.delay_queue);
 			DMEMIT(",member_states=%s,pending=%llu", states,
 			       pending);
-			DMEMIT(",metadata=%s;", st.failed ? "read_only" : "ok");
+			DMEMIT(",metadata=%s", st.failed ? "read_only" : "ok");
+			DMEMIT(",read_errors=%llu,write_errors=%llu,lost=%llu;",
+			       rerr, werr, lost);
 		}
 		break;
 	case STATUSTYPE_TABLE:
@@ -1916,7 +2694,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 						     maxlen - sz);
 		DMEMIT(" %s %u", t->meta->name, t->nr);
 		for (i = 0; i < t->nr; i++)
-			DMEMIT(" %s", t->dev[i]->name);
+			DMEMIT(" %s", t->dev[i] ? t->dev[i]->name :
+			       EW_MISSING_DEV);
 		DMEMIT(" 0");
 		break;
 	}
@@ -2011,6 +2790,46 @@ static int ew_disk_param(struct ew_array *a, unsigned int argc, char **argv)
 	return 0;
 }
 
+/* "rebuild pause", "rebuild resume", "rebuild_rate <MiB/s>" */
+static int ew_rebuild_message(struct ew_array *a, unsigned int argc,
+			      char **argv)
+{
+	unsigned long flags;
+	bool kick = false;
+	u32 rate;
+
+	if (argc == 2 && !strcmp(argv[0], "rebuild_rate")) {
+		if (kstrtou32(argv[1], 10, &rate) || rate > 100000) {
+			DMWARN("rebuild_rate: bad value %s (MiB/s, 0 to 100000)",
+			       argv[1]);
+			return -EINVAL;
+		}
+		spin_lock_irqsave(&a->lock, flags);
+		a->rb_rate_mib = rate;
+		/* the new rate from now on, not what the old one saved up */
+		a->scan_tokens = 0;
+		a->scan_refill_ns = ew_now();
+		spin_unlock_irqrestore(&a->lock, flags);
+		ew_kick_prop(a);
+		return 0;
+	}
+	if (argc != 2 || (strcmp(argv[1], "pause") &&
+			  strcmp(argv[1], "resume"))) {
+		DMWARN("rebuild: expected pause or resume");
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&a->lock, flags);
+	a->rb_paused = !strcmp(argv[1], "pause");
+	kick = !a->rb_paused && !a->suspended;
+	spin_unlock_irqrestore(&a->lock, flags);
+	/* the scan is one: pausing it pauses a resync after a crash too */
+	if (kick) {
+		mod_delayed_work(a->prop_wq, &a->rb_work, 0);
+		ew_kick_prop(a);
+	}
+	return 0;
+}
+
 static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
@@ -2030,6 +2849,9 @@ static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	if (argc >= 1 && !strcmp(argv[0], "disk_param"))
 		return ew_disk_param(a, argc, argv);
+	if (argc >= 1 && (!strcmp(argv[0], "rebuild") ||
+			  !strcmp(argv[0], "rebuild_rate")))
+		return ew_rebuild_message(a, argc, argv);
 	DMWARN("unknown message %s with %u arguments",
 	       argc ? argv[0] : "(none)", argc);
 	return -EINVAL;
@@ -2041,13 +2863,15 @@ static int ew_iterate_devices(struct dm_target *ti,
 			      iterate_devices_callout_fn fn, void *data)
 {
 	struct ew_target *t = ti->private;
+	sector_t len = (sector_t)t->a->geom.region_blocks *
+		t->a->block_sectors;
 	int ret = 0;
 	u32 i;
 
 	for (i = 0; !ret && i < t->nr; i++)
-		ret = fn(ti, t->dev[i], EW_MEMBER_DATA_OFFSET_SECTORS,
-			 (sector_t)t->a->geom.region_blocks *
-			 t->a->block_sectors, data);
+		if (t->dev[i])	/* "-": missing */
+			ret = fn(ti, t->dev[i], EW_MEMBER_DATA_OFFSET_SECTORS,
+				 len, data);
 	return ret;
 }
 

@@ -91,6 +91,16 @@ int ew_map_commit_copy(struct ew_map *m, u64 lblock, u32 gen, u32 r,
 	return 1;
 }
 
+bool ew_map_set_stale(struct ew_map *m, u64 lblock, u32 r)
+{
+	u8 bit = (u8)(1U << r);
+
+	if (!(m->uptodate[lblock] & bit) || m->uptodate[lblock] == bit)
+		return false;
+	m->uptodate[lblock] &= (u8)~bit;
+	return true;
+}
+
 int ew_map_discard(struct ew_map *m, u64 lblock, const u32 *home, u32 *freed)
 {
 	int nr = 0;

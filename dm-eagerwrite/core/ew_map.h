@@ -97,6 +97,15 @@ int ew_map_commit_copy(struct ew_map *m, u64 lblock, u32 gen, u32 r,
 		       u32 newp, u32 home, u32 *freed);
 
 /*
+ * Replica r of lblock no longer holds the current data (a read of it
+ * failed, or its member was replaced): it stays mapped to its block,
+ * which the next copy or write gives up.  Refuses (returns false, nothing
+ * changed) when r is the only current replica: the block would read as
+ * never written.
+ */
+bool ew_map_set_stale(struct ew_map *m, u64 lblock, u32 r);
+
+/*
  * lblock is discarded: a new generation, no replica current (reads give
  * zeros), replicas fall back to home[r]; freed[] as for commit_write.
  * Returns the number of blocks freed.

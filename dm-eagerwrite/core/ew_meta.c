@@ -280,8 +280,19 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 	d->journal_seq = cpu_to_le64(sb->journal_seq);
 	for (i = 0; i < EW_MAX_DISKS; i++)
 		d->member_gen[i] = cpu_to_le64(sb->member_gen[i]);
+	d->member_failed = cpu_to_le64(sb->member_failed);
+	d->member_rebuilding = cpu_to_le64(sb->member_rebuilding);
 	ew_meta_seal(blk);
 	return blocknr;
+}
+
+/* Member state bits only for members there are, never failed and rebuilding. */
+static bool ew_meta_sb_members_sane(const struct ew_meta_sb *sb)
+{
+	u64 all = sb->nr_disks >= 64 ? ~0ULL : (1ULL << sb->nr_disks) - 1;
+
+	return !((sb->member_failed | sb->member_rebuilding) & ~all) &&
+	       !(sb->member_failed & sb->member_rebuilding);
 }
 
 /* Checks what a superblock says about itself. */
@@ -295,7 +306,8 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	    sb->block_size < EW_META_BLOCK_SIZE || !sb->len_blocks ||
 	    !sb->region_blocks || sb->region_blocks >= EW_MAP_NONE ||
 	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS ||
-	    !sb->generation || (sb->flags & ~EW_META_SB_FLAGS)) {
+	    !sb->generation || (sb->flags & ~EW_META_SB_FLAGS) ||
+	    !ew_meta_sb_members_sane(sb)) {
 		*why = E_SB_FIELDS;
 		return -EINVAL;
 	}
@@ -365,6 +377,8 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 	sb->journal_seq = le64_to_cpu(d->journal_seq);
 	for (i = 0; i < EW_MAX_DISKS; i++)
 		sb->member_gen[i] = le64_to_cpu(d->member_gen[i]);
+	sb->member_failed = le64_to_cpu(d->member_failed);
+	sb->member_rebuilding = le64_to_cpu(d->member_rebuilding);
 	if (ew_meta_sb_slot(sb->generation) != blocknr) {
 		*why = E_SB_WHERE;
 		return -EINVAL;

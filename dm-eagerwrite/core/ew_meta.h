@@ -126,6 +126,9 @@ struct ew_meta_sb_disk {
 	__le32 flags;		/* EW_META_SB_* */
 	__le64 journal_seq;
 	__le64 member_gen[EW_MAX_DISKS];
+	/* member state, bit i for member i (on-disk-format.rst) */
+	__le64 member_failed;
+	__le64 member_rebuilding;
 };
 
 struct ew_meta_label_disk {
@@ -192,6 +195,14 @@ struct ew_meta_sb {
 	u64 ckpt_seq;		/* its seq; 0: none yet, the map is empty */
 	u64 journal_seq;	/* first journal block to replay */
 	u64 member_gen[EW_MAX_DISKS];	/* generation of each member label */
+	/*
+	 * Member state, bit i for member i.  failed: never trusted again
+	 * (no I/O; a device named at its position is a replacement);
+	 * rebuilding: a replacement whose stale replicas the scan is
+	 * still copying.  Never both.
+	 */
+	u64 member_failed;
+	u64 member_rebuilding;
 };
 
 /* A decoded member label. */

@@ -48,6 +48,7 @@ enum ew_table_err {
 	EW_TERR_DEVS_DIVISIBLE,
 	EW_TERR_DEVS_DDM_ODD,
 	EW_TERR_DUP_DEV,
+	EW_TERR_ALL_MISSING,
 	EW_TERR_META_IS_DATA,
 	EW_TERR_NR_FEATURES,
 	EW_TERR_FEW_FEATURES,
@@ -94,6 +95,7 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_DEVS_DIVISIBLE] = "Number of data devices not divisible by mirrors",
 	[EW_TERR_DEVS_DDM_ODD] = "Odd number of data devices for layout ddm",
 	[EW_TERR_DUP_DEV] = "Duplicate data device",
+	[EW_TERR_ALL_MISSING] = "Every replica of some blocks is on a missing data device",
 	[EW_TERR_META_IS_DATA] = "Metadata device is also a data device",
 	[EW_TERR_NR_FEATURES] = "Invalid number of feature arguments",
 	[EW_TERR_FEW_FEATURES] = "Not enough feature arguments",
@@ -312,14 +314,56 @@ static enum ew_table_err ew_parse_devs(struct ew_table_args *t,
 	t->nr_disks = n;
 	for (i = 0; i < n; i++) {
 		t->data_devs[i] = argv[2 + i];
+		/* "-": a missing member (dm-raid's way), any number of them */
+		if (ew_table_dev_missing(t, i))
+			continue;
 		if (!strcmp(t->data_devs[i], t->metadata_dev))
 			return EW_TERR_META_IS_DATA;
 		for (j = 0; j < i; j++)
 			if (!strcmp(t->data_devs[i], t->data_devs[j]))
 				return EW_TERR_DUP_DEV;
 	}
+	if (!ew_table_missing_ok(t))
+		return EW_TERR_ALL_MISSING;
 	*used = 2 + n;
 	return EW_TERR_NONE;
+}
+
+bool ew_table_dev_missing(const struct ew_table_args *t, u32 i)
+{
+	return i < t->nr_disks && t->data_devs[i] &&
+	       !strcmp(t->data_devs[i], EW_MISSING_DEV);
+}
+
+/*
+ * Each block keeps a replica on a present member: raid10 and ew put
+ * replica k of column c on member k * W + c (W = N / mirrors); ddm puts
+ * both replicas of pair p on members 2p and 2p + 1 (ew_geom.h).
+ */
+bool ew_table_missing_ok(const struct ew_table_args *t)
+{
+	u32 w, c, k, n = t->nr_disks;
+	bool alive;
+
+	if (t->layout == EW_LAYOUT_DDM) {
+		for (c = 0; c + 1 < n; c += 2)
+			if (ew_table_dev_missing(t, c) &&
+			    ew_table_dev_missing(t, c + 1))
+				return false;
+		return true;
+	}
+	if (!t->mirrors || n % t->mirrors)
+		return true;
+	w = n / t->mirrors;
+	for (c = 0; c < w; c++) {
+		alive = false;
+		for (k = 0; k < t->mirrors; k++)
+			if (!ew_table_dev_missing(t, k * w + c))
+				alive = true;
+		if (!alive)
+			return false;
+	}
+	return true;
 }
 
 static enum ew_table_err ew_parse_features(struct ew_table_args *t,

@@ -5,6 +5,8 @@
  *   <layout> <#layout_args> [<key> <value>]... <metadata_dev>
  *   <#data_devs> <data_dev>... [<#feature_args> [<feature>]...]
  *
+ * A <data_dev> of "-" is a missing member (the array runs degraded).
+ *
  * Shared by the target's constructor and STATUSTYPE_TABLE, KUnit, the
  * unit tests and ewctl's table builder, so that what is accepted and what
  * is printed back cannot drift apart.  Device words are only checked for
@@ -35,6 +37,8 @@ enum ew_key {
 #define EW_DEFAULT_BLOCK_SIZE		4096
 #define EW_DEFAULT_DELAY_QUEUE		10000
 #define EW_MAX_DELAY_QUEUE		10000000
+/* A data device word for a member that is missing (dm-raid's "-"). */
+#define EW_MISSING_DEV			"-"
 
 struct ew_table_args {
 	enum ew_layout layout;
@@ -60,6 +64,14 @@ struct ew_table_args {
  */
 int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
 		   const char **error);
+
+/* Is data device i of a parsed table the missing-member word "-"? */
+bool ew_table_dev_missing(const struct ew_table_args *t, u32 i);
+/*
+ * Does every block keep at least one replica on a present member?  (The
+ * parser refuses a line where it does not.)
+ */
+bool ew_table_missing_ok(const struct ew_table_args *t);
 
 /* Geometry parameters of a parsed table for members of disk_sectors. */
 void ew_table_geom_params(const struct ew_table_args *t, u64 disk_sectors,

@@ -347,6 +347,12 @@ static const struct ew_bad_line ew_bad_lines[] = {
 	{ "the same device twice", "ew 0 meta 2 a a", "Duplicate data device" },
 	{ "metadata device as data", "ew 0 a 2 a b",
 	  "Metadata device is also a data device" },
+	{ "ew column 0 missing on both replicas", "ew 0 meta 4 - b - d",
+	  "Every replica of some blocks is on a missing data device" },
+	{ "ddm pair missing", "ddm 0 meta 4 a b - -",
+	  "Every replica of some blocks is on a missing data device" },
+	{ "raid10 all missing", "raid10 0 meta 2 - -",
+	  "Every replica of some blocks is on a missing data device" },
 	{ "unknown feature", "ew 0 meta 2 a b 1 frobnicate", "Unknown feature" },
 	{ "feature count past the end", "ew 0 meta 2 a b 1",
 	  "Not enough feature arguments" },
@@ -460,6 +466,33 @@ static void ew_table_geometry(struct kunit *test)
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, error);
 }
 
+/* "-" members: parsed, printed back as "-", never duplicates. */
+static void ew_table_missing_members(struct kunit *test)
+{
+	static const char line[] = "raid10 0 meta 6 a - - - e f";
+	char **argv = kunit_kcalloc(test, EW_TEST_MAX_WORDS, sizeof(char *),
+				    GFP_KERNEL);
+	struct ew_table_args *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const char *error = NULL;
+	char buf[64];
+	unsigned int argc;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, argv);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	argc = ew_split(test, line, argv);
+	KUNIT_ASSERT_EQ_MSG(test, ew_table_parse(argc, argv, t, &error), 0,
+			    "%s", error ? error : "");
+	KUNIT_EXPECT_FALSE(test, ew_table_dev_missing(t, 0));
+	KUNIT_EXPECT_TRUE(test, ew_table_dev_missing(t, 1));
+	KUNIT_EXPECT_TRUE(test, ew_table_dev_missing(t, 2));
+	KUNIT_EXPECT_TRUE(test, ew_table_dev_missing(t, 3));
+	KUNIT_EXPECT_FALSE(test, ew_table_dev_missing(t, 4));
+	KUNIT_EXPECT_FALSE(test, ew_table_dev_missing(t, 6));
+	KUNIT_EXPECT_TRUE(test, ew_table_missing_ok(t));
+	ew_table_format(t, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "raid10 0 meta 6 a - - - e f 0");
+}
+
 static void ew_table_key_names(struct kunit *test)
 {
 	static const char *const names[EW_KEY_NR] = {
@@ -481,6 +514,7 @@ static struct kunit_case ew_table_cases[] = {
 	KUNIT_CASE(ew_table_format_short_buffer),
 	KUNIT_CASE_PARAM(ew_table_bad, ew_bad_line_gen_params),
 	KUNIT_CASE(ew_table_key_names),
+	KUNIT_CASE(ew_table_missing_members),
 	KUNIT_CASE(ew_table_allow_masks),
 	KUNIT_CASE(ew_table_every_error_tested),
 	KUNIT_CASE(ew_table_geometry),

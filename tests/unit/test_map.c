@@ -144,6 +144,34 @@ static void test_discard(void **state)
 	ew_map_destroy(&m);
 }
 
+/* A failed read makes a replica stale, never the last current one. */
+static void test_set_stale(void **state)
+{
+	struct ew_map m;
+	u32 home[2] = { N, N }, newp[2] = { 10, 20 }, freed[2];
+	u32 g;
+
+	(void)state;
+	assert_int_equal(ew_map_init(&m, 4, 2), 0);
+	assert_false(ew_map_set_stale(&m, 0, 0));	/* unwritten */
+	g = ew_map_begin_write(&m, 0);
+	assert_int_equal(ew_map_commit_write(&m, 0, g, 0x3, newp, home, freed),
+			 0);
+	assert_true(ew_map_set_stale(&m, 0, 1));
+	assert_int_equal(ew_map_uptodate(&m, 0), 0x1);
+	/* its block stays mapped until a copy or a write gives it up */
+	assert_int_equal(ew_map_pblock(&m, 0, 1), 20);
+	assert_int_equal(ew_map_gen(&m, 0), g);
+	assert_false(ew_map_set_stale(&m, 0, 1));	/* already stale */
+	assert_false(ew_map_set_stale(&m, 0, 0));	/* the last one */
+	assert_int_equal(ew_map_uptodate(&m, 0), 0x1);
+	/* the repair copy makes it current again and frees the old block */
+	assert_int_equal(ew_map_commit_copy(&m, 0, g, 1, 21, N, &freed[0]), 1);
+	assert_int_equal(freed[0], 20);
+	assert_int_equal(ew_map_uptodate(&m, 0), 0x3);
+	ew_map_destroy(&m);
+}
+
 static void test_dfree_fifo_and_safe_point(void **state)
 {
 	struct ew_dfree df;
@@ -276,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_homes_never_freed),
 		cmocka_unit_test(test_supersede),
 		cmocka_unit_test(test_discard),
+		cmocka_unit_test(test_set_stale),
 		cmocka_unit_test(test_dfree_fifo_and_safe_point),
 		cmocka_unit_test(test_random_model),
 	};

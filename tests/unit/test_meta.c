@@ -1301,7 +1301,8 @@ static void test_errors_listed(void **state)
 	(void)state;
 	/* the on-disk structures have the documented sizes and offsets */
 	assert_int_equal(sizeof(struct ew_meta_hdr), 64);
-	assert_int_equal(sizeof(struct ew_meta_sb_disk), 720);
+	assert_int_equal(sizeof(struct ew_meta_sb_disk), 736);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_failed), 720);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, journal_seq), 200);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_gen), 208);
 	assert_int_equal(sizeof(struct ew_meta_label_disk), 120);

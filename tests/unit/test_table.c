@@ -164,6 +164,13 @@ static const struct line_case lines[] = {
 	{ "ddm 0 meta @5", "Odd number of data devices for layout ddm" },
 	{ "ew 0 meta 4 /dev/a /dev/b /dev/c /dev/a", "Duplicate data device" },
 	{ "ew 0 /dev/d2 @4", "Metadata device is also a data device" },
+	/* "-" members: both replicas of column 0 missing */
+	{ "ew 0 meta 4 - /dev/b - /dev/d",
+	  "Every replica of some blocks is on a missing data device" },
+	{ "raid10 2 mirrors 3 meta 3 - - -",
+	  "Every replica of some blocks is on a missing data device" },
+	{ "ddm 0 meta 4 /dev/a /dev/b - -",
+	  "Every replica of some blocks is on a missing data device" },
 	/* features */
 	{ "ew 0 meta @4 x", "Invalid number of feature arguments" },
 	{ "ew 0 meta @4 1", "Not enough feature arguments" },
@@ -344,6 +351,11 @@ static void test_round_trip(void **state)
 		{ "ew 12 delay_queue 7 block_size 8192 chunk_sectors 16 sync 1 dilution 1.33 mirrors 4 meta @8",
 		  "ew 12 mirrors 4 dilution 1.33 sync 1 chunk_sectors 16 block_size 8192 delay_queue 7" },
 		{ "raid10 2 mirrors 08 meta @16", "raid10 2 mirrors 8" },
+		/* missing members reload as "-" */
+		{ "ew 0 meta 4 - /dev/b /dev/c -", "ew 0" },
+		{ "ddm 0 meta 4 - /dev/b /dev/c -", "ddm 0" },
+		{ "raid10 2 mirrors 3 meta 6 - - /dev/c /dev/d /dev/e /dev/f",
+		  "raid10 2 mirrors 3" },
 	};
 	unsigned int i;
 
@@ -378,6 +390,36 @@ static void test_round_trip(void **state)
 		assert_int_equal(t.given, t2.given);
 		assert_int_equal(t.nr_disks, t2.nr_disks);
 	}
+}
+
+/* "-" is a missing member: any number of them, never a duplicate. */
+static void test_missing_members(void **state)
+{
+	struct words w;
+	struct ew_table_args t;
+	const char *err;
+	char buf[256];
+
+	(void)state;
+	split(&w, "raid10 0 meta 6 /dev/a - - - /dev/e /dev/f");
+	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+	assert_int_equal(t.nr_disks, 6);
+	assert_false(ew_table_dev_missing(&t, 0));
+	assert_true(ew_table_dev_missing(&t, 1));
+	assert_true(ew_table_dev_missing(&t, 2));
+	assert_true(ew_table_dev_missing(&t, 3));
+	assert_false(ew_table_dev_missing(&t, 4));
+	assert_false(ew_table_dev_missing(&t, 6));	/* past the end */
+	assert_true(ew_table_missing_ok(&t));
+	ew_table_format(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "raid10 0 meta 6 /dev/a - - - /dev/e /dev/f 0");
+	/* ddm: one of each pair may be missing */
+	split(&w, "ddm 0 meta 4 - /dev/b /dev/c -");
+	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+	assert_true(ew_table_missing_ok(&t));
+	/* the metadata device cannot be missing: "-" is just its name */
+	split(&w, "ew 0 - 2 /dev/a /dev/b");
+	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
 }
 
 /* Every dilution prints back to itself through a whole table line. */
@@ -466,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_dilutions),
+		cmocka_unit_test(test_missing_members),
 		cmocka_unit_test(test_format_truncates),
 		cmocka_unit_test(test_table_geom),
 	};
