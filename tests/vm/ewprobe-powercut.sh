@@ -105,6 +105,7 @@ if [ "${1-}" = --guest ]; then
 			if [ -n "$src" ] && [ "$free" -lt "$(grep -aE '^EWPROBE start ' /tmp/log | tail -n 1 | cut -d' ' -f5)" ] &&
 					dd if="$dev" of=/tmp/blk bs=4096 skip="$src" count=1 iflag=direct status=none &&
 					{ [ -n "$(tr -d '\0' </tmp/blk | head -c 1)" ] || head -c 4096 /dev/urandom >/tmp/blk; } &&
+					dd if="$dev" of=/tmp/free-orig bs=4096 skip="$free" count=1 iflag=direct status=none &&
 					dd if=/tmp/blk of="$dev" bs=4096 seek="$free" count=1 oflag=direct conv=notrunc status=none &&
 					{ ewprobe verify --log /tmp/log --scan --json "$dev" >/tmp/c.json 2>/dev/null; [ $? = 1 ]; } &&
 					jq -e --argjson b "$free" --slurpfile v /tmp/v.json \
@@ -113,6 +114,11 @@ if [ "${1-}" = --guest ]; then
 			else
 				notok "$name: control: block ${src:-none}'s data written over unmentioned block ${free:-none} is reported foreign"
 			fi
+			# and undone: a raw member is not formatted again before
+			# the next cut, whose scan would find this block foreign
+			[ -s /tmp/free-orig ] && dd if=/tmp/free-orig of="$dev" bs=4096 seek="$free" count=1 \
+				oflag=direct conv=notrunc status=none
+			rm -f /tmp/free-orig
 			[ "$vcfg" = raw ] || dmsetup status pc | sed 's/^/# status: /'
 			check "$name: remove" pl_remove pc "$vcfg"
 		else
