@@ -11,7 +11,10 @@
 #   4. a hung task, then an oops (sysrq c): 125, both named by vm-run
 #      (a literal WARN() has no cheap trigger in Debian's kernel: panic_on_warn
 #      turns one into the same panic path as the oops);
-#   5. --timeout: 124.
+#   5. --timeout: 124;
+#   6. --icount: the guest has one CPU and sees EW_ICOUNT, and its clock
+#      follows the instruction count: idle time is skipped, so more guest
+#      sleep costs (almost) no more wall time.
 # Plus argument errors (126) without booting.  Prints "ok - NAME" /
 # "not ok - NAME".
 set -u
@@ -47,8 +50,27 @@ result "a bad option value is a harness error (126)" $?
 run noscript --disks 1 -- "$work/does-not-exist.sh"
 [ "$rc" = 126 ]
 result "a missing guest script is a harness error (126)" $?
+run badicount --icount=11 -- "$work/true.sh"
+[ "$rc" = 126 ]
+result "--icount with a shift out of 0..10 is a harness error (126)" $?
 "$vmrun" --help | grep -q -- '--kill-on'
 result "--help documents the options" $?
+
+# --- 6: exact time ---------------------------------------------------------
+# One CPU, the shift passed in, then 300 s of guest sleep: without
+# --icount that holds the run for 300 s of wall time and the 240 s
+# timeout ends it (124); with it the guest's clock jumps over the idle
+# time and the whole run takes about a boot.
+cat >"$work/icount.sh" <<'EOF'
+#!/bin/sh
+[ "$(nproc)" = 1 ] && [ "$EW_ICOUNT" = 0 ] || exit 1
+sleep 300
+EOF
+run icount "${small[@]}" --icount --timeout 240 -- "$work/icount.sh"
+[ "$rc" = 0 ]
+result "--icount: one vCPU, EW_ICOUNT=0, 300 s of guest sleep in < 240 s wall" $? icount
+grep -aq 'exact time: icount shift 0, 1 CPU' "$work/icount.log"
+result "--icount: the boot line names exact time" $?
 
 # --- 1: exit status --------------------------------------------------------
 cat >"$work/exit3.sh" <<'EOF'
