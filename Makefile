@@ -2,34 +2,77 @@
 #
 # dm-eagerwrite: the module, its userspace tools and every test suite.
 #
-#   make              module (against Debian's headers) and userspace tools
+#   make              module and userspace tools; installs only what
+#                     building needs (scripts/install-deps build)
+#   make install      the module into /lib/modules/KVER/updates (depmod),
+#                     the tools into $(PREFIX)/sbin, the man pages
 #   make check        every suite: unit, kunit, vmtest (non-zero on failure)
-#   make demo         boot a 36-disk guest and compare the three layouts
+#   make demo         boot a guest and compare the three layouts
 #
-# Other targets: module, userspace, check-unit, kunit, vmtest, check-crash,
-# sim-figures, bench, sparse, checkpatch, clean.
+# KVER: the kernel to build for (default: the running kernel when its
+# headers are installed, else Debian's linux-headers-amd64; scripts/kver).
+# The test suites, the demo and the benchmarks build for the kernel the
+# guest boots (Debian's linux-image-amd64) whatever KVER says.
+#
+# Other targets: module, userspace, man, uninstall, check-unit, kunit,
+# vmtest, check-crash, sim-figures, bench, sparse, checkpatch, clean.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-KVER ?= $(shell $(TOP)/scripts/kver 2>/dev/null)
+KVER ?= $(shell $(TOP)/scripts/kver --build 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
+GUEST_KVER = $(shell $(TOP)/scripts/kver 2>/dev/null)
+PREFIX ?= /usr/local
+DESTDIR ?=
 MODDIR := $(TOP)/dm-eagerwrite
 MODULE := $(MODDIR)/dm-eagerwrite.ko
 KMAKE = $(MAKE) -C $(KDIR) M=$(TOP) CONFIG_DM_EAGERWRITE=m W=1 KCFLAGS=-Werror
 
-.PHONY: all deps module userspace check check-unit kunit vmtest check-crash \
-	demo sim-figures bench sparse checkpatch clean
+.PHONY: all deps deps-build module userspace man install uninstall check \
+	check-unit kunit vmtest check-crash demo sim-figures bench sparse \
+	checkpatch clean guest-module
 
 all: module userspace
 
-# Install what is missing (a no-op when everything is there).
+# Install what is missing (a no-op when everything is there): deps-build
+# for building, deps for everything the tests need as well.
+deps-build:
+	@$(TOP)/scripts/install-deps build
 deps:
 	@$(TOP)/scripts/install-deps
 
-module: deps
-	@test -n "$(KVER)" || { echo "make: no Debian kernel found" >&2; exit 1; }
+module: deps-build
+	@test -n "$(KVER)" || { echo "make: no kernel headers found (scripts/kver --build)" >&2; exit 1; }
 	$(KMAKE) modules
+
+# The module for the kernel the guests boot (tests, demo, benchmarks).
+guest-module: deps
+	@test -n "$(GUEST_KVER)" || { echo "make: no Debian kernel found (scripts/kver)" >&2; exit 1; }
+	$(MAKE) -s module KVER=$(GUEST_KVER)
+
+MAN := $(BUILD)/man
+man: deps-build
+	$(TOP)/scripts/mkman $(MAN)
+
+# modules_install signs nothing (CONFIG_MODULE_SIG_ALL=): an out-of-tree
+# module has no key; Debian's kernels load it unsigned (tainted).
+install: module userspace man
+	$(KMAKE) CONFIG_MODULE_SIG_ALL= INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	install -m 755 $(addprefix $(BUILD)/userspace/bin/,ewctl ewprobe ewsim) $(DESTDIR)$(PREFIX)/sbin/
+	for p in $(MAN)/*.[0-9]; do \
+		s=$${p##*.}; install -D -m 644 $$p $(DESTDIR)$(PREFIX)/share/man/man$$s/$${p##*/} || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-eagerwrite/dm-eagerwrite.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/sbin/,ewctl ewprobe ewsim)
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/ewctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/ewprobe.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/ewsim.1 $(DESTDIR)$(PREFIX)/share/man/man7/dm-eagerwrite.7
 
 # The module with sparse (C=2: check every file, built or not).
 sparse: deps
@@ -38,7 +81,7 @@ sparse: deps
 checkpatch: deps
 	$(TOP)/scripts/checkpatch
 
-userspace: deps
+userspace: deps-build
 	$(MAKE) -C userspace BUILD=$(BUILD)
 
 check-unit: deps
@@ -47,10 +90,10 @@ check-unit: deps
 kunit: deps
 	$(TOP)/scripts/kunit
 
-vmtest: module userspace
+vmtest: guest-module userspace
 	$(TOP)/scripts/vmtest
 
-check-crash: module userspace
+check-crash: guest-module userspace
 	$(TOP)/scripts/vmtest --crash
 
 # Every suite the project has; totals are printed by each suite and the
@@ -65,7 +108,7 @@ demo:
 sim-figures: userspace
 	$(TOP)/scripts/sim-figures
 
-bench: module userspace
+bench: guest-module userspace
 	$(TOP)/scripts/bench
 
 clean:
@@ -75,4 +118,4 @@ clean:
 # The emulated rotating disk the tests run on (tests/hddsim/, not shipped).
 .PHONY: hddsim
 hddsim: deps
-	$(MAKE) -C tests/hddsim KVER=$(KVER)
+	$(MAKE) -C tests/hddsim KVER=$(GUEST_KVER)
