@@ -5,7 +5,8 @@
 #   make              module and userspace tools; installs only what
 #                     building needs (scripts/install-deps build)
 #   make install      the module into /lib/modules/KVER/updates (depmod),
-#                     the tools into $(PREFIX)/sbin, the man pages
+#                     the tools into $(PREFIX)/sbin, the man pages, the
+#                     boot-time assembly unit (systemd/)
 #   make check        every suite: unit, kunit, vmtest (non-zero on failure)
 #   make demo         boot a guest and compare the three layouts
 #
@@ -25,6 +26,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 GUEST_KVER = $(shell $(TOP)/scripts/kver 2>/dev/null)
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd's directory for units installed by the administrator
+UNITDIR ?= /etc/systemd/system
 MODDIR := $(TOP)/dm-eagerwrite
 MODULE := $(MODDIR)/dm-eagerwrite.ko
 KMAKE = $(MAKE) -C $(KDIR) M=$(TOP) CONFIG_DM_EAGERWRITE=m W=1 KCFLAGS=-Werror
@@ -66,13 +69,19 @@ install: module userspace man
 	for p in $(MAN)/*.[0-9]; do \
 		s=$${p##*.}; install -D -m 644 $$p $(DESTDIR)$(PREFIX)/share/man/man$$s/$${p##*/} || exit 1; \
 	done
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' systemd/eagerwrite-assemble.service \
+		>$(DESTDIR)$(UNITDIR)/eagerwrite-assemble.service
+	install -m 644 systemd/eagerwrite.conf.example $(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite/
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-eagerwrite/dm-eagerwrite.ko
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/sbin/,ewctl ewprobe ewsim)
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/ewctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/ewprobe.8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1/ewsim.1 $(DESTDIR)$(PREFIX)/share/man/man7/dm-eagerwrite.7
+		$(DESTDIR)$(PREFIX)/share/man/man1/ewsim.1 $(DESTDIR)$(PREFIX)/share/man/man7/dm-eagerwrite.7 \
+		$(DESTDIR)$(UNITDIR)/eagerwrite-assemble.service \
+		$(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite/eagerwrite.conf.example
 
 # The module with sparse (C=2: check every file, built or not).
 sparse: deps

@@ -44,6 +44,25 @@ for m in man8/ewctl.8 man8/ewprobe.8 man1/ewsim.1 man7/dm-eagerwrite.7; do
 		nok "man page $m renders, NAME: $name - ..." "$(head -n 3 "$tmp/man.err" 2>/dev/null)"
 	fi
 done
+unit=$dest/etc/systemd/system/eagerwrite-assemble.service
+if [ -f "$unit" ] && grep -q '^ExecStart=/usr/sbin/ewctl assemble --scan$' "$unit" &&
+		[ -f "$dest/usr/share/doc/dm-eagerwrite/eagerwrite.conf.example" ]; then
+	ok "the assembly unit (ExecStart=/usr/sbin/ewctl assemble --scan) and eagerwrite.conf.example"
+else
+	nok "the assembly unit and eagerwrite.conf.example are installed" "$(grep ExecStart "$unit" 2>&1)"
+fi
+# systemd-analyze checks the unit's syntax and that ExecStart exists: point
+# it at the staged ewctl.
+if ! command -v systemd-analyze >/dev/null; then
+	nok "systemd-analyze is installed (scripts/install-deps test)"
+else
+	sed "s|/usr/sbin/ewctl|$dest/usr/sbin/ewctl|" "$unit" >"$tmp/eagerwrite-assemble.service"
+	if systemd-analyze verify --man=no "$tmp/eagerwrite-assemble.service" >"$tmp/sa.log" 2>&1; then
+		ok "systemd-analyze verify: the unit is valid"
+	else
+		nok "systemd-analyze verify: the unit is valid" "$(head -n 3 "$tmp/sa.log")"
+	fi
+fi
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1
 left=$(find "$dest" -type f | head -n 3)
 if [ -z "$left" ]; then

@@ -33,6 +33,9 @@ int ewctl_table(int argc, char **argv);
 int ewctl_check(int argc, char **argv);
 int ewctl_dump(int argc, char **argv);
 int ewctl_calibrate(int argc, char **argv);
+int ewctl_examine(int argc, char **argv);
+int ewctl_assemble(int argc, char **argv);
+int ewctl_status(int argc, char **argv);
 int ewctl_debug_mkmeta(int argc, char **argv);	/* hidden, tests only */
 
 /*

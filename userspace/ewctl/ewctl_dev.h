@@ -6,6 +6,7 @@
 #ifndef EWCTL_DEV_H
 #define EWCTL_DEV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 extern const char *ewctl_prog;
@@ -15,5 +16,19 @@ extern const char *ewctl_prog;
  * bytes; -1 with a message on stderr when it cannot be read.
  */
 int ewctl_dev_bytes(const char *path, uint64_t *bytes);
+
+/*
+ * Reads len bytes at off of a block device (O_DIRECT, so a member in use
+ * by a live table reads as it is on disk) or file; past the end reads as
+ * zeros.  0 or -errno, no message.
+ */
+int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len);
+
+/*
+ * Every block device the kernel lists (/proc/partitions) as /dev/NAME,
+ * in the kernel's order.  0 or -errno; free with ewctl_dev_list_free().
+ */
+int ewctl_dev_list(char ***paths, unsigned int *nr);
+void ewctl_dev_list_free(char **paths, unsigned int nr);
 
 #endif /* EWCTL_DEV_H */

@@ -56,5 +56,31 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld);
 
 /* Formats a UUID as 8-4-4-4-12 hex digits (buf of 37). */
 void ewctl_uuid_str(const u8 *uuid, char *buf);
+/* Parses such a UUID (hyphens optional); 0 or -1. */
+int ewctl_uuid_parse(const char *s, u8 *uuid);
+
+/* What the first 8 KiB of a device say (examine.c). */
+enum ewctl_kind {
+	EWCTL_KIND_NONE,	/* neither label nor superblock: zeros, other data */
+	EWCTL_KIND_MEMBER,	/* a valid member label */
+	EWCTL_KIND_META,	/* a valid metadata superblock */
+	EWCTL_KIND_DAMAGED,	/* an eagerwrite header that does not validate */
+	EWCTL_KIND_UNREADABLE,	/* open or read failed */
+};
+
+struct ewctl_probe {
+	const char *path;
+	enum ewctl_kind kind;
+	const char *why;	/* NONE, DAMAGED, UNREADABLE: the reason */
+	int err;		/* UNREADABLE: -errno */
+	struct ew_meta_label label;	/* MEMBER */
+	struct ew_meta_sb sb;		/* META */
+	u32 sb_slot;			/* META: the slot in use */
+	_Alignas(8) u8 blk[EW_META_SB_SLOTS][EW_META_BLOCK_SIZE];
+};
+
+/* Reads and classifies path's first two 4 KiB blocks; never prints. */
+void ewctl_probe_dev(const char *path, struct ewctl_probe *p);
+const char *ewctl_kind_name(enum ewctl_kind k);
 
 #endif /* EWCTL_META_H */

@@ -26,6 +26,12 @@ static const struct ewctl_cmd {
 	  "print an array's superblock, journal length and map summary" },
 	{ "calibrate", ewctl_calibrate,
 	  "learn a member's rotation period and phase (MimdRAID)" },
+	{ "examine", ewctl_examine,
+	  "what a member label or metadata superblock says" },
+	{ "assemble", ewctl_assemble,
+	  "find an array's devices by their labels and create it" },
+	{ "status", ewctl_status,
+	  "an array's state, field by field (dmsetup status, named)" },
 	/* no summary: not listed (writes test images) */
 	{ "debug-mkmeta", ewctl_debug_mkmeta, NULL },
 };

@@ -47,6 +47,32 @@ void ewctl_uuid_str(const u8 *u, char *buf)
 	*p = '\0';
 }
 
+int ewctl_uuid_parse(const char *s, u8 *uuid)
+{
+	unsigned int i = 0, hi;
+	int d;
+
+	for (; *s && i < 2 * EW_META_UUID_SIZE; s++) {
+		if (*s == '-')
+			continue;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -1;
+		hi = i / 2;
+		if (i % 2)
+			uuid[hi] = (u8)(uuid[hi] | d);
+		else
+			uuid[hi] = (u8)(d << 4);
+		i++;
+	}
+	return *s || i != 2 * EW_META_UUID_SIZE ? -1 : 0;
+}
+
 int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 {
 	struct ew_meta_sb s;

@@ -1,0 +1,159 @@
+#!/bin/bash
+# vm-run: --disks 10 --disk-size 64M --meta-size 16M --timeout 600
+#
+# Finding and assembling arrays (issue 17, items 3 and 4): ewctl examine
+# reads member labels and superblocks; ewctl assemble orders members
+# presented in any order by their labels, refuses a member of another
+# array, a member found twice, an incomplete set (unless --degraded) and
+# leaves nothing created when it refuses; /etc/eagerwrite.conf and
+# --scan; ewctl status (text and --json) names the status fields.
+# Prints "ok - NAME" / "not ok - NAME" and "# " notes.
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# shellcheck source=tests/vm/target-lib.sh
+. "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
+
+load_target || { notok "module loaded"; finish; }
+ok "module loaded"
+
+M=$EW_META
+# shellcheck disable=SC2206
+D=($EW_DISKS)
+A=("${D[0]}" "${D[1]}" "${D[2]}" "${D[3]}")	# array A (ew), metadata $M
+B=("${D[4]}" "${D[5]}" "${D[6]}" "${D[7]}")	# array B (raid10), metadata $MB
+MB=${D[8]}
+X=${D[9]}					# scratch
+wipe_array "$M" "${A[@]}" && wipe_array "$MB" "${B[@]}" "$X"
+klog_mark
+out=/tmp/out err=/tmp/err
+run() {	# run WANT_RC CMD...: stdout in $out, stderr in $err
+	local want=$1 rc
+	shift
+	"$@" >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" = "$want" ] || { note "$* exited $rc, wanted $want"; sed 's/^/#   /' "$err" | head -n 5; return 1; }
+}
+gone() { ! dmsetup info "$1" >/dev/null 2>&1; }
+devno() { printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
+# The table's members, in order, as major:minor (field 7 on: after the
+# metadata device and the member count).
+members_of() { dmsetup table "$1" | awk '{
+	for (i = 1; i <= NF; i++) if ($i == "eagerwrite") break
+	k = i + 2 + $(i + 2)		# the word before the metadata device
+	n = $(k + 2)
+	s = ""; for (j = 0; j < n; j++) s = s (j ? " " : "") $(k + 3 + j)
+	print s }'; }
+
+# --- two arrays with data --------------------------------------------------
+TA=$(ewctl table --layout ew --sync 2 --metadata "$M" "${A[@]}")
+TB=$(ewctl table --layout raid10 --sync 2 --metadata "$MB" "${B[@]}")
+dmsetup create ewa --table "$TA" && dmsetup create ewb --table "$TB" ||
+	{ notok "create arrays A and B"; finish; }
+dd if=/dev/urandom of=/tmp/data bs=1M count=4 status=none
+dd if=/tmp/data of=/dev/mapper/ewa bs=1M oflag=direct status=none
+sum=$(sha256sum </tmp/data)
+dmsetup remove ewa && dmsetup remove ewb
+check "two arrays created, 4 MiB written to A, both removed" [ -n "$sum" ]
+
+# --- examine -----------------------------------------------------------------
+uuid=$(ewctl examine --json "$M" | jq -r '.[0].uuid')
+uuidb=$(ewctl examine --json "$MB" | jq -r '.[0].uuid')
+check "examine: the metadata devices carry two different array UUIDs" \
+	eval '[ -n "$uuid" ] && [ "$uuid" != null ] && [ -n "$uuidb" ] && [ "$uuid" != "$uuidb" ]'
+ex_members() {
+	local i
+	for i in 0 1 2 3; do
+		ewctl examine --json "${A[$i]}" >"$out" || return 1
+		[ "$(jq -r '.[0].kind' "$out")" = member ] &&
+			[ "$(jq -r '.[0].member' "$out")" = "$i" ] &&
+			[ "$(jq -r '.[0].uuid' "$out")" = "$uuid" ] &&
+			[ "$(jq -r '.[0].layout' "$out")" = ew ] || { cat "$out"; return 1; }
+	done
+}
+check "examine: each member of A says its index, A's UUID, layout ew" ex_members
+check "examine: text form names member and UUID" \
+	eval 'ewctl examine "${A[2]}" | grep -q "eagerwrite member 2 of 4" && ewctl examine "${A[2]}" | grep -q "$uuid"'
+check "examine: the metadata device (text) names the layout and state" \
+	eval 'ewctl examine "$M" | grep -q "eagerwrite metadata of 4 members" && ewctl examine "$M" | grep -q "state: *clean"'
+check "examine: a device without a label exits 1 and says so" \
+	eval 'run 1 ewctl examine "$X" && grep -q "not eagerwrite" "$out"'
+dd if="${A[0]}" of="$X" bs=4096 count=1 status=none
+printf '\x55' | dd of="$X" bs=1 seek=200 conv=notrunc status=none
+check "examine: a damaged label is reported damaged (exit 1)" \
+	eval 'run 1 ewctl examine --json "$X" && [ "$(jq -r ".[0].kind" "$out")" = damaged ]'
+check "examine: no device is a usage error (2)" run 2 ewctl examine
+
+# --- assemble ----------------------------------------------------------------
+check "assemble: members in shuffled order, metadata in the middle" \
+	run 0 ewctl assemble ewa "${A[3]}" "${A[1]}" "$M" "${A[0]}" "${A[2]}"
+want="$(devno "${A[0]}") $(devno "${A[1]}") $(devno "${A[2]}") $(devno "${A[3]}")"
+check "assemble: the table lists the members in index order" \
+	eval '[ "$(members_of ewa)" = "$want" ] || { note "got $(members_of ewa), want $want"; false; }'
+check "assemble: the data written before is read back" \
+	eval '[ "$(dd if=/dev/mapper/ewa bs=1M count=4 iflag=direct status=none | sha256sum)" = "$sum" ]'
+check "assemble: a NAME that exists already is refused (1)" \
+	eval 'run 1 ewctl assemble ewa "${A[@]}" "$M" && grep -q "exists already" "$err"'
+dmsetup remove ewa
+check "assemble: a member of another array is refused, nothing created" \
+	eval 'run 1 ewctl assemble ewa "${A[0]}" "${A[1]}" "${A[2]}" "${B[3]}" "$M" && grep -q "belongs to array $uuidb" "$err" && gone ewa'
+check "assemble: a device without a label is refused" \
+	eval 'dd if=/dev/zero of="$X" bs=4096 count=1 status=none; run 1 ewctl assemble ewa "${A[@]}" "$X" "$M" && gone ewa'
+check "assemble: an incomplete set is refused (member 2 not found)" \
+	eval 'run 1 ewctl assemble ewa "${A[0]}" "${A[1]}" "${A[3]}" "$M" && grep -q "incomplete: 1 of 4 members not found: 2" "$err" && gone ewa'
+check "assemble: scanning every device with two arrays present needs --uuid" \
+	eval 'run 1 ewctl assemble ewa && grep -q "several arrays found" "$err" && gone ewa'
+dd if="${A[1]}" of="$X" bs=4096 count=1 status=none
+check "assemble: a member label found twice (a copied disk) is refused" \
+	eval 'run 1 ewctl assemble --uuid "$uuid" ewa && grep -q "member 1 of array $uuid found twice" "$err" && gone ewa'
+dd if=/dev/zero of="$X" bs=4096 count=1 status=none
+check "assemble --dry-run --json: the plan, nothing created" \
+	eval 'run 0 ewctl assemble --dry-run --json --uuid "$uuid" ewa && [ "$(jq -r .uuid "$out")" = "$uuid" ] && [ "$(jq ".members | length" "$out")" = 4 ] && gone ewa'
+check "assemble --uuid, scanning /proc/partitions" run 0 ewctl assemble --uuid "$uuid" ewa
+check "assemble (scan): the data is read back" \
+	eval '[ "$(dd if=/dev/mapper/ewa bs=1M count=4 iflag=direct status=none | sha256sum)" = "$sum" ]'
+
+# --- status --------------------------------------------------------------------
+check "status: text names layout, members and their devices" \
+	eval 'run 0 ewctl status ewa && grep -q "Layout : ew" "$out" && grep -q "Members : 4: 4 alive" "$out" && grep -q "Member  3 : $(devno "${A[3]}")" "$out"'
+check "status --json: named fields agree with dmsetup status" \
+	eval 'run 0 ewctl status --json ewa && [ "$(jq -r ".[0].layout" "$out")" = ew ] && [ "$(jq -r ".[0].member_states" "$out")" = "$(status_field ewa 7)" ] && [ "$(jq -r ".[0].writes" "$out")" = "$(status_field ewa 10)" ] && [ "$(jq -r ".[0].sync" "$out")" = 2 ] && [ "$(jq ".[0].devices | length" "$out")" = 4 ]'
+dmsetup create ewlin --table "0 8 linear ${D[9]} 0"
+check "status: a device that is not eagerwrite is refused (1)" \
+	eval 'run 1 ewctl status ewlin && grep -q "not an eagerwrite array" "$err"'
+dmsetup remove ewlin
+check "status: every eagerwrite array when no NAME is given" \
+	eval 'run 0 ewctl status --json && [ "$(jq length "$out")" = 1 ] && [ "$(jq -r ".[0].name" "$out")" = ewa ]'
+dmsetup remove ewa
+
+# --- config file, --scan --------------------------------------------------------
+mkdir -p /etc
+printf '# test\newa %s\newb %s noauto\n' "$uuid" "$uuidb" >/etc/eagerwrite.conf
+check "assemble --scan: creates the arrays of eagerwrite.conf but noauto ones" \
+	eval 'run 0 ewctl assemble --scan && ! gone ewa && gone ewb'
+check "assemble --scan again: active arrays are skipped, exit 0" \
+	eval 'run 0 ewctl assemble --scan && grep -q "ewa is active already" "$out"'
+check "assemble NAME takes the UUID from eagerwrite.conf" \
+	eval 'run 0 ewctl assemble ewb && ! gone ewb'
+dmsetup remove ewa; dmsetup remove ewb
+printf 'ewa not-a-uuid\n' >/etc/eagerwrite.conf
+check "assemble --scan: a bad config line is a usage error (2), nothing created" \
+	eval 'run 2 ewctl assemble --scan && grep -q "eagerwrite.conf:1" "$err" && gone ewa'
+printf 'ewa %s bogus\n' "$uuid" >/etc/eagerwrite.conf
+check "assemble --scan: an unknown option is refused (2)" \
+	eval 'run 2 ewctl assemble --scan && grep -q "unknown option .bogus." "$err"'
+rm -f /etc/eagerwrite.conf
+check "assemble: bad --uuid is a usage error (2)" run 2 ewctl assemble --uuid zz ewa
+check "assemble: no NAME is a usage error (2)" run 2 ewctl assemble
+
+# --- degraded (last: a degraded load may mark the member failed) ----------------
+check "assemble --degraded: member 2 missing becomes '-'" \
+	run 0 ewctl assemble --degraded ewa "${A[0]}" "${A[1]}" "${A[3]}" "$M"
+check "assemble --degraded: the table has '-' at member 2" \
+	eval '[ "$(members_of ewa | cut -d" " -f3)" = - ]'
+check "assemble --degraded: the data is read back from the other replicas" \
+	eval '[ "$(dd if=/dev/mapper/ewa bs=1M count=4 iflag=direct status=none | sha256sum)" = "$sum" ]'
+dmsetup remove ewa
+
+check "kernel log clean" klog_clean
+finish

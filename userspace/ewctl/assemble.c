@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * assemble.c - "ewctl assemble": finds an array's metadata device and
+ * members by what their first blocks say (ewctl_probe_dev()), orders the
+ * members by the index in their labels, checks each label against the
+ * superblock with the core's ew_meta_label_check() (the constructor's own
+ * test), builds the table line with ew_table_format() and creates the
+ * mapped device with dmsetup.  With --scan it does so for every array
+ * named in /etc/eagerwrite.conf (a boot-time unit runs that).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "ewctl_meta.h"
+
+extern char **environ;
+
+#define EWCTL_CONF	"/etc/eagerwrite.conf"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ewctl assemble [--uuid UUID] [--degraded] [--dry-run] [--json]\n"
+"                      [--config FILE] NAME [DEV...]\n"
+"       ewctl assemble --scan [--dry-run] [--config FILE]\n"
+"\n"
+"Finds the metadata device and the members of an array by their labels,\n"
+"puts the members in the order of their member index, checks every label\n"
+"against the superblock (array UUID, geometry, generation) and creates\n"
+"/dev/mapper/NAME with dmsetup.  DEV... are the devices to look at\n"
+"(default: every block device in /proc/partitions); a DEV given that\n"
+"belongs to another array, or carries no label, is refused.\n"
+"\n"
+"  --uuid UUID     the array; default: the UUID of NAME in the config\n"
+"                  file, else the only array found\n"
+"  --degraded      a member that is not found becomes '-' (missing);\n"
+"                  without it an incomplete set is refused.  Members the\n"
+"                  superblock marks failed are '-' either way.\n"
+"  --dry-run       print the table line, create nothing\n"
+"  --json          print {\"name\", \"uuid\", \"table\", \"missing\", ...}\n"
+"  --config FILE   default " EWCTL_CONF "\n"
+"  --scan          every array in the config file, except those already\n"
+"                  active and those marked noauto\n"
+"  -h, --help      this help\n"
+"\n"
+"Config file: one array a line, \"NAME UUID [OPTIONS]\", OPTIONS a\n"
+"comma-separated list of degraded, noauto (or '-'); '#' starts a comment.\n"
+"\n"
+"Exit status: 0 created (or printed), 1 refused or failed (the message\n"
+"says why; nothing was created), 2 usage error or bad config file.\n");
+}
+
+struct conf_entry {
+	char name[128];
+	char uuid_str[64];
+	u8 uuid[EW_META_UUID_SIZE];
+	bool degraded, noauto;
+	unsigned int line;
+};
+
+/* Parses the config file; -1 (message printed) on a bad line. */
+static int conf_read(const char *path, struct conf_entry **out,
+		     unsigned int *nr, bool must_exist)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], opts[256], *hash, *o, *save;
+	struct conf_entry *v = NULL, *nv, e;
+	unsigned int n = 0, ln = 0, i;
+	int k;
+
+	*out = NULL;
+	*nr = 0;
+	if (!f) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		fprintf(stderr, "%s: %s: %s\n", ewctl_prog, path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		memset(&e, 0, sizeof(e));
+		e.line = ln;
+		opts[0] = '\0';
+		k = sscanf(line, " %127s %63s %255s", e.name, e.uuid_str, opts);
+		if (k <= 0)
+			continue;
+		if (k < 2 || ewctl_uuid_parse(e.uuid_str, e.uuid)) {
+			fprintf(stderr, "%s: %s:%u: want \"NAME UUID [OPTIONS]\"\n",
+				ewctl_prog, path, ln);
+			goto bad;
+		}
+		for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(o, "degraded")) {
+				e.degraded = true;
+			} else if (!strcmp(o, "noauto")) {
+				e.noauto = true;
+			} else if (strcmp(o, "-")) {
+				fprintf(stderr, "%s: %s:%u: unknown option '%s' (degraded, noauto)\n",
+					ewctl_prog, path, ln, o);
+				goto bad;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (!strcmp(v[i].name, e.name) ||
+			    !memcmp(v[i].uuid, e.uuid, EW_META_UUID_SIZE)) {
+				fprintf(stderr, "%s: %s:%u: %s repeats line %u\n",
+					ewctl_prog, path, ln,
+					strcmp(v[i].name, e.name) ? "the UUID" : "the name",
+					v[i].line);
+				goto bad;
+			}
+		}
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			goto bad;
+		v = nv;
+		v[n++] = e;
+	}
+	fclose(f);
+	*out = v;
+	*nr = n;
+	return 0;
+bad:
+	fclose(f);
+	free(v);
+	return -1;
+}
+
+/* Runs argv[0] (found in PATH); its exit status, or -1. */
+static int run(char *const argv[], bool quiet)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, ret;
+
+	posix_spawn_file_actions_init(&fa);
+	if (quiet) {
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	}
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret) {
+		fprintf(stderr, "%s: cannot run %s: %s\n", ewctl_prog, argv[0],
+			strerror(ret));
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool dm_exists(const char *name)
+{
+	char *argv[] = { "dmsetup", "info", (char *)name, NULL };
+
+	return run(argv, true) == 0;
+}
+
+struct scan {
+	struct ewctl_probe *p;
+	unsigned int nr;
+	bool explicit;		/* devices named on the command line */
+};
+
+static int scan_devs(struct scan *s, char **devs, unsigned int nr)
+{
+	unsigned int i;
+
+	s->p = calloc(nr ? nr : 1, sizeof(*s->p));
+	if (!s->p) {
+		fprintf(stderr, "%s: out of memory\n", ewctl_prog);
+		return -1;
+	}
+	s->nr = nr;
+	for (i = 0; i < nr; i++)
+		ewctl_probe_dev(devs[i], &s->p[i]);
+	return 0;
+}
+
+static const u8 *probe_uuid(const struct ewctl_probe *p)
+{
+	if (p->kind == EWCTL_KIND_MEMBER)
+		return p->label.uuid;
+	if (p->kind == EWCTL_KIND_META)
+		return p->sb.uuid;
+	return NULL;
+}
+
+struct plan {
+	const struct ewctl_probe *meta;
+	const char *dev[EW_MAX_DISKS];	/* NULL: missing */
+	bool failed[EW_MAX_DISKS];	/* failed in the superblock */
+	unsigned int missing, failed_nr;
+	char table[8300];
+};
+
+/*
+ * Decides the table of the array uuid from the scan; 0, or -1 after
+ * printing why (nothing is created).
+ */
+static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
+		      struct plan *pl)
+{
+	const struct ew_meta_sb *sb;
+	struct ew_table_args t;
+	char us[40], line[8192];
+	const char *why;
+	unsigned int i, m;
+	int bad = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	ewctl_uuid_str(uuid, us);
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+		const u8 *u = probe_uuid(p);
+
+		if (s->explicit && (!u || memcmp(u, uuid, EW_META_UUID_SIZE))) {
+			char other[40];
+
+			if (u) {
+				ewctl_uuid_str(u, other);
+				fprintf(stderr, "%s: %s belongs to array %s, not %s\n",
+					ewctl_prog, p->path, other, us);
+			} else {
+				fprintf(stderr, "%s: %s: %s: %s\n", ewctl_prog,
+					p->path, p->kind == EWCTL_KIND_NONE ?
+					"not an eagerwrite device" :
+					ewctl_kind_name(p->kind), p->why);
+			}
+			bad = 1;
+			continue;
+		}
+		if (p->kind != EWCTL_KIND_META || memcmp(u, uuid, EW_META_UUID_SIZE))
+			continue;
+		if (pl->meta) {
+			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s\n",
+				ewctl_prog, us, pl->meta->path, p->path);
+			return -1;
+		}
+		pl->meta = p;
+	}
+	if (bad)
+		return -1;
+	if (!pl->meta) {
+		fprintf(stderr, "%s: no metadata device of array %s found\n",
+			ewctl_prog, us);
+		return -1;
+	}
+	sb = &pl->meta->sb;
+	for (m = 0; m < sb->nr_disks && m < EW_MAX_DISKS; m++) {
+		if (sb->member_failed & (1ULL << m)) {
+			pl->failed[m] = true;
+			pl->failed_nr++;
+			continue;
+		}
+		for (i = 0; i < s->nr; i++) {
+			const struct ewctl_probe *p = &s->p[i];
+
+			if (p->kind != EWCTL_KIND_MEMBER || p->label.member != m ||
+			    memcmp(p->label.uuid, uuid, EW_META_UUID_SIZE))
+				continue;
+			if (ew_meta_label_check(sb, p->blk[0], m, &why)) {
+				fprintf(stderr, "%s: %s: label of member %u ignored: %s\n",
+					ewctl_prog, p->path, m, why);
+				continue;
+			}
+			if (pl->dev[m]) {
+				fprintf(stderr, "%s: member %u of array %s found twice: %s and %s\n",
+					ewctl_prog, m, us, pl->dev[m], p->path);
+				return -1;
+			}
+			pl->dev[m] = p->path;
+		}
+		if (!pl->dev[m])
+			pl->missing++;
+	}
+	/* A label whose index is out of range is another array's damage. */
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+
+		if (p->kind == EWCTL_KIND_MEMBER &&
+		    !memcmp(p->label.uuid, uuid, EW_META_UUID_SIZE) &&
+		    p->label.member >= sb->nr_disks)
+			fprintf(stderr, "%s: %s: member %u of a %u-member array ignored\n",
+				ewctl_prog, p->path, p->label.member, sb->nr_disks);
+	}
+	if (pl->missing && !degraded) {
+		fprintf(stderr, "%s: array %s is incomplete: %u of %u members not found:",
+			ewctl_prog, us, pl->missing, sb->nr_disks);
+		for (m = 0; m < sb->nr_disks; m++)
+			if (!pl->dev[m] && !pl->failed[m])
+				fprintf(stderr, " %u", m);
+		fprintf(stderr, " (--degraded assembles it without them)\n");
+		return -1;
+	}
+
+	memset(&t, 0, sizeof(t));
+	t.layout = sb->layout;
+	t.mirrors = sb->mirrors;
+	t.dilution_x100 = sb->dilution_x100;
+	t.sync = sb->sync;
+	t.chunk_sectors = sb->chunk_sectors;
+	t.block_size = sb->block_size;
+	t.delay_queue = sb->delay_queue;
+	for (i = 0; i < EW_KEY_NR; i++)
+		if (ew_key_allowed(i, t.layout))
+			t.given |= 1U << i;
+	t.metadata_dev = pl->meta->path;
+	t.nr_disks = sb->nr_disks;
+	for (m = 0; m < sb->nr_disks; m++)
+		t.data_devs[m] = pl->dev[m] ? pl->dev[m] : EW_MISSING_DEV;
+	if (ew_table_format(&t, line, sizeof(line)) >= (int)sizeof(line)) {
+		fprintf(stderr, "%s: table line too long\n", ewctl_prog);
+		return -1;
+	}
+	snprintf(pl->table, sizeof(pl->table), "0 %llu eagerwrite %s",
+		 (unsigned long long)(sb->len_blocks * (sb->block_size / 512)),
+		 line);
+	return 0;
+}
+
+static void print_plan(const char *name, const u8 *uuid,
+		       const struct plan *pl, bool json)
+{
+	char us[40];
+	unsigned int m, n = pl->meta->sb.nr_disks;
+	bool first = true;
+
+	ewctl_uuid_str(uuid, us);
+	if (!json) {
+		printf("%s\n", pl->table);
+		return;
+	}
+	printf("{\"name\": ");
+	ewctl_json_str(stdout, name);
+	printf(", \"uuid\": \"%s\", \"table\": ", us);
+	ewctl_json_str(stdout, pl->table);
+	printf(", \"metadata\": ");
+	ewctl_json_str(stdout, pl->meta->path);
+	printf(", \"members\": [");
+	for (m = 0; m < n; m++) {
+		if (m)
+			printf(", ");
+		if (pl->dev[m])
+			ewctl_json_str(stdout, pl->dev[m]);
+		else
+			printf("null");
+	}
+	printf("], \"missing\": [");
+	for (m = 0; m < n; m++) {
+		if (pl->dev[m] || pl->failed[m])
+			continue;
+		printf("%s%u", first ? "" : ", ", m);
+		first = false;
+	}
+	printf("], \"failed\": [");
+	first = true;
+	for (m = 0; m < n; m++) {
+		if (!pl->failed[m])
+			continue;
+		printf("%s%u", first ? "" : ", ", m);
+		first = false;
+	}
+	printf("]}\n");
+}
+
+/* Plans and (unless dry) creates one array; EWCTL_OK or EWCTL_FAIL. */
+static int assemble_one(const struct scan *s, const char *name,
+			const u8 *uuid, bool degraded, bool dry, bool json)
+{
+	static struct plan pl;
+	char *argv[] = { "dmsetup", "create", (char *)name, "--table",
+			 pl.table, NULL };
+	char us[40];
+	int rc;
+
+	if (plan_array(s, uuid, degraded, &pl))
+		return EWCTL_FAIL;
+	if (dry) {
+		print_plan(name, uuid, &pl, json);
+		return EWCTL_OK;
+	}
+	if (dm_exists(name)) {
+		fprintf(stderr, "%s: a device-mapper device named %s exists already\n",
+			ewctl_prog, name);
+		return EWCTL_FAIL;
+	}
+	rc = run(argv, false);
+	if (rc) {
+		fprintf(stderr, "%s: dmsetup create %s failed (exit %d); table was: %s\n",
+			ewctl_prog, name, rc, pl.table);
+		return EWCTL_FAIL;
+	}
+	ewctl_uuid_str(uuid, us);
+	if (json)
+		print_plan(name, uuid, &pl, true);
+	else
+		printf("ewctl: created /dev/mapper/%s: array %s, %u members, %u missing, %u failed\n",
+		       name, us, pl.meta->sb.nr_disks, pl.missing, pl.failed_nr);
+	return EWCTL_OK;
+}
+
+/* The one array among the scanned devices, or -1 with a message. */
+static int only_array(const struct scan *s, u8 *uuid)
+{
+	unsigned int i, n = 0;
+	char us[40];
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->p[i].kind != EWCTL_KIND_META)
+			continue;
+		if (n && !memcmp(uuid, s->p[i].sb.uuid, EW_META_UUID_SIZE))
+			continue;
+		if (n++)
+			break;
+		memcpy(uuid, s->p[i].sb.uuid, EW_META_UUID_SIZE);
+	}
+	if (n == 1)
+		return 0;
+	if (!n) {
+		fprintf(stderr, "%s: no eagerwrite metadata device found\n", ewctl_prog);
+		return -1;
+	}
+	fprintf(stderr, "%s: several arrays found; name one with --uuid:", ewctl_prog);
+	for (i = 0; i < s->nr; i++) {
+		if (s->p[i].kind != EWCTL_KIND_META)
+			continue;
+		ewctl_uuid_str(s->p[i].sb.uuid, us);
+		fprintf(stderr, " %s (%s)", us, s->p[i].path);
+	}
+	fputc('\n', stderr);
+	return -1;
+}
+
+int ewctl_assemble(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "uuid", required_argument, NULL, 'u' },
+		{ "degraded", no_argument, NULL, 'd' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "scan", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf = EWCTL_CONF, *uuid_arg = NULL, *name;
+	bool degraded = false, dry = false, json = false, scan_all = false;
+	bool conf_given = false;
+	struct conf_entry *ce = NULL;
+	unsigned int nce = 0, i, ndev;
+	struct scan s = { 0 };
+	char **devs = NULL;
+	u8 uuid[EW_META_UUID_SIZE];
+	int c, rc = EWCTL_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			uuid_arg = optarg;
+			break;
+		case 'd':
+			degraded = true;
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			conf = optarg;
+			conf_given = true;
+			break;
+		case 's':
+			scan_all = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EWCTL_OK;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+			return EWCTL_USAGE;
+		}
+	}
+	if (uuid_arg && ewctl_uuid_parse(uuid_arg, uuid)) {
+		fprintf(stderr, "%s: bad --uuid '%s'\n", ewctl_prog, uuid_arg);
+		return EWCTL_USAGE;
+	}
+	if (scan_all ? optind != argc || uuid_arg || degraded : optind >= argc) {
+		fprintf(stderr, scan_all ?
+			"%s: --scan takes no NAME, devices, --uuid or --degraded\n" :
+			"%s: assemble needs a NAME (or --scan)\n", ewctl_prog);
+		return EWCTL_USAGE;
+	}
+	if (conf_read(conf, &ce, &nce, conf_given || scan_all))
+		return EWCTL_USAGE;
+
+	if (!scan_all && optind + 1 < argc) {
+		s.explicit = true;
+		if (scan_devs(&s, argv + optind + 1, (unsigned int)(argc - optind - 1))) {
+			rc = EWCTL_FAIL;
+			goto out;
+		}
+	} else {
+		int err = ewctl_dev_list(&devs, &ndev);
+
+		if (err) {
+			fprintf(stderr, "%s: /proc/partitions: %s\n", ewctl_prog,
+				strerror(-err));
+			rc = EWCTL_FAIL;
+			goto out;
+		}
+		if (scan_devs(&s, devs, ndev)) {
+			rc = EWCTL_FAIL;
+			goto out;
+		}
+	}
+
+	if (scan_all) {
+		for (i = 0; i < nce; i++) {
+			if (ce[i].noauto)
+				continue;
+			if (!dry && dm_exists(ce[i].name)) {
+				printf("ewctl: %s is active already\n", ce[i].name);
+				continue;
+			}
+			if (assemble_one(&s, ce[i].name, ce[i].uuid, ce[i].degraded,
+					 dry, json) != EWCTL_OK) {
+				fprintf(stderr, "%s: %s (%s, %s:%u) not assembled\n",
+					ewctl_prog, ce[i].name, ce[i].uuid_str,
+					conf, ce[i].line);
+				rc = EWCTL_FAIL;
+			}
+		}
+		goto out;
+	}
+
+	name = argv[optind];
+	if (!uuid_arg) {
+		for (i = 0; i < nce; i++)
+			if (!strcmp(ce[i].name, name))
+				break;
+		if (i < nce) {
+			memcpy(uuid, ce[i].uuid, EW_META_UUID_SIZE);
+			degraded = degraded || ce[i].degraded;
+		} else if (only_array(&s, uuid)) {
+			rc = EWCTL_FAIL;
+			goto out;
+		}
+	}
+	rc = assemble_one(&s, name, uuid, degraded, dry, json);
+out:
+	free(s.p);
+	ewctl_dev_list_free(devs, devs ? ndev : 0);
+	free(ce);
+	return rc;
+}
