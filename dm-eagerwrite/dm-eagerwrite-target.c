@@ -247,6 +247,19 @@ struct ew_array {
 	struct workqueue_struct *commit_wq;
 	struct delayed_work commit_work;
 	struct delayed_work backoff_work;	/* kicks prop_work later */
+	/*
+	 * dm events (dm_table_event) for a member failed, a rebuild
+	 * started, paused, resumed or ended, a block lost, the metadata
+	 * read-only: ew_event() queues event_work, from any context;
+	 * event_work raises it on the live table's target event_ti.
+	 * event_ti is set in resume and cleared in postsuspend (then
+	 * event_work is flushed), under event_lock: an event while no table
+	 * is live is not raised (resume raises one if a rebuild runs).
+	 */
+	struct work_struct event_work;
+	struct mutex event_lock;	/* event_ti against the work */
+	struct dm_target *event_ti;
+	bool md_failed_seen;		/* commit worker: read-only raised */
 	struct dm_kcopyd_client *kc;
 	struct bio_set bs;
 };
@@ -570,6 +583,22 @@ static bool ew_member_avoid(struct ew_array *a, u32 disk)
 	return a->pd[disk].failed || ew_err_run_live(&a->m[disk], ew_now());
 }
 
+/* Tells userspace (dmsetup wait, ewctl monitor): any context. */
+static void ew_event(struct ew_array *a)
+{
+	schedule_work(&a->event_work);
+}
+
+static void ew_event_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(work, struct ew_array, event_work);
+
+	mutex_lock(&a->event_lock);
+	if (a->event_ti)
+		dm_table_event(a->event_ti->table);
+	mutex_unlock(&a->event_lock);
+}
+
 /* The only place a member becomes failed.  a->lock held. */
 static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 {
@@ -593,6 +622,7 @@ static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 		queue_work(a->wq, &a->bio_work);
 	/* never trusted again, across reloads and reboots too */
 	queue_work(a->commit_wq, &a->state_work);
+	ew_event(a);
 }
 
 /* An I/O error on member disk.  a->lock held. */
@@ -1659,6 +1689,7 @@ static bool ew_rebuild_finish(struct ew_array *a)
 		DMINFO("member %u (%pg) rebuilt", i, a->m[i].bdev);
 	}
 	a->rb_active = false;
+	ew_event(a);
 	return true;
 }
 
@@ -1873,6 +1904,10 @@ static void ew_commit_work(struct work_struct *work)
 		if (errs & BIT_ULL(i))
 			ew_member_fail(a, i, "flush failed");
 	failed = ew_md_failed(a->md);
+	if (failed && !a->md_failed_seen) {
+		a->md_failed_seen = true;
+		ew_event(a);
+	}
 	durable = ew_md_durable_seq(a->md);
 	while ((bio = bio_list_pop(&a->commit_wait))) {
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
@@ -1919,6 +1954,8 @@ static void ew_array_free(struct ew_array *a)
 		cancel_work_sync(&a->state_work);
 		destroy_workqueue(a->commit_wq);
 	}
+	/* no table is live (postsuspend cleared event_ti): nothing to raise */
+	cancel_work_sync(&a->event_work);
 	ew_md_close(a->md);
 	if (a->prop_wq)
 		destroy_workqueue(a->prop_wq);
@@ -1975,6 +2012,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	INIT_DELAYED_WORK(&a->backoff_work, ew_backoff_work);
 	INIT_DELAYED_WORK(&a->rb_work, ew_rebuild_work);
 	INIT_WORK(&a->state_work, ew_state_work);
+	INIT_WORK(&a->event_work, ew_event_work);
+	mutex_init(&a->event_lock);
 	a->rb_rate_mib = EW_RB_DEFAULT_MIB;
 	for (i = 0; i < ARRAY_SIZE(a->cells); i++)
 		INIT_HLIST_HEAD(&a->cells[i]);
@@ -2534,6 +2573,11 @@ static void ew_postsuspend(struct dm_target *ti)
 	spin_lock_irqsave(&a->lock, flags);
 	a->suspended = true;
 	spin_unlock_irqrestore(&a->lock, flags);
+	/* this table may be destroyed once suspended: no event through it */
+	mutex_lock(&a->event_lock);
+	a->event_ti = NULL;
+	mutex_unlock(&a->event_lock);
+	flush_work(&a->event_work);
 	cancel_delayed_work_sync(&a->backoff_work);
 	cancel_delayed_work_sync(&a->rb_work);
 	flush_workqueue(a->prop_wq);
@@ -2595,10 +2639,16 @@ static void ew_resume(struct dm_target *ti)
 	a->suspended = false;
 	rebuild = a->rb_active && !a->rb_paused;
 	spin_unlock_irqrestore(&a->lock, flags);
+	mutex_lock(&a->event_lock);
+	a->event_ti = ti;
+	mutex_unlock(&a->event_lock);
 	ew_kick_prop(a);
 	ew_kick_bios(a);
-	if (rebuild)
+	if (rebuild) {
 		queue_delayed_work(a->prop_wq, &a->rb_work, 0);
+		/* a replacement (preresume) starts one: say so */
+		ew_event(a);
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -2827,6 +2877,7 @@ static int ew_rebuild_message(struct ew_array *a, unsigned int argc,
 		mod_delayed_work(a->prop_wq, &a->rb_work, 0);
 		ew_kick_prop(a);
 	}
+	ew_event(a);
 	return 0;
 }
 

@@ -36,6 +36,7 @@ int ewctl_calibrate(int argc, char **argv);
 int ewctl_examine(int argc, char **argv);
 int ewctl_assemble(int argc, char **argv);
 int ewctl_status(int argc, char **argv);
+int ewctl_monitor(int argc, char **argv);
 int ewctl_debug_mkmeta(int argc, char **argv);	/* hidden, tests only */
 
 /*

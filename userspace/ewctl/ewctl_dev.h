@@ -31,4 +31,13 @@ int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len);
 int ewctl_dev_list(char ***paths, unsigned int *nr);
 void ewctl_dev_list_free(char **paths, unsigned int nr);
 
+/*
+ * device-mapper events (dm.c): the event counter of mapped device name,
+ * and a wait until it differs from *event_nr (DM_DEV_WAIT: a target's
+ * dm_table_event() or a table change), which returns the new one.  0 or
+ * -errno (-EINTR when a signal came; -ENXIO: no such device).
+ */
+int ewctl_dm_event_nr(const char *name, uint32_t *event_nr);
+int ewctl_dm_wait(const char *name, uint32_t *event_nr);
+
 #endif /* EWCTL_DEV_H */

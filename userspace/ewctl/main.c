@@ -32,6 +32,8 @@ static const struct ewctl_cmd {
 	  "find an array's devices by their labels and create it" },
 	{ "status", ewctl_status,
 	  "an array's state, field by field (dmsetup status, named)" },
+	{ "monitor", ewctl_monitor,
+	  "wait for member failures, rebuilds, lost blocks; run a program" },
 	/* no summary: not listed (writes test images) */
 	{ "debug-mkmeta", ewctl_debug_mkmeta, NULL },
 };

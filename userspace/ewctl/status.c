@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ewctl.h"
+#include "ewctl_status.h"
 
 /* The INFO fields in order (field 1 is status_fields[0]). */
 static const char *const status_fields[] = {
@@ -25,13 +25,6 @@ static const char *const status_fields[] = {
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
-#define MAX_FIELDS	64
-
-enum { F_LAYOUT, F_MEMBERS, F_MIRRORS, F_DILUTION, F_STRIPING, F_REGION,
-       F_STATES, F_PENDING, F_READS, F_WRITES, F_FGW, F_BGW, F_EAGER,
-       F_FLUSHES, F_PRED, F_META, F_JSEQ, F_COMMITS, F_CKPTS, F_RESYNC,
-       F_RERR, F_WERR, F_REPAIRS, F_OWED, F_LOST, F_REBUILD, F_RSTATE,
-       F_RRATE };
 
 static void usage(FILE *f)
 {
@@ -56,22 +49,8 @@ static void usage(FILE *f)
 "be read or its status line is malformed, 2 usage error.\n");
 }
 
-struct arr {
-	char name[128];
-	char *f[MAX_FIELDS];
-	unsigned int nf;
-	char line[8192];
-	/* from "dmsetup table", when read */
-	bool have_table;
-	char tline[8192];
-	char *twords[EW_MAX_DISKS + 32];
-	struct ew_table_args t;
-	/* measured rebuild rate, blocks per second; < 0: not measured */
-	double rebuild_bps;
-};
-
 /* Splits "NAME: 0 LEN eagerwrite f1 f2 ..." (or without "NAME: "). */
-static int parse_status(struct arr *a, const char *name, const char *line)
+int ewctl_status_parse(struct ewctl_status *a, const char *name, const char *line)
 {
 	char *p, *tok, *save;
 	unsigned int i = 0;
@@ -97,30 +76,30 @@ static int parse_status(struct arr *a, const char *name, const char *line)
 			return -1;
 		if (i++ < 3)
 			continue;
-		if (a->nf < MAX_FIELDS)
+		if (a->nf < EWCTL_STATUS_MAX_FIELDS)
 			a->f[a->nf++] = tok;
 	}
 	/* Fields 1-20 date from the first status format. */
 	return i >= 3 && a->nf >= 20 ? 0 : -1;
 }
 
-static const char *field(const struct arr *a, unsigned int i)
+const char *ewctl_status_field(const struct ewctl_status *a, unsigned int i)
 {
 	return i < a->nf ? a->f[i] : NULL;
 }
 
-static unsigned long long num(const struct arr *a, unsigned int i)
+unsigned long long ewctl_status_num(const struct ewctl_status *a, unsigned int i)
 {
-	const char *s = field(a, i);
+	const char *s = ewctl_status_field(a, i);
 
 	return s ? strtoull(s, NULL, 10) : 0;
 }
 
 /* "done/total" -> done, total; false if not that shape. */
-static bool frac(const struct arr *a, unsigned int i, unsigned long long *d,
+bool ewctl_status_frac(const struct ewctl_status *a, unsigned int i, unsigned long long *d,
 		 unsigned long long *t)
 {
-	const char *s = field(a, i);
+	const char *s = ewctl_status_field(a, i);
 
 	return s && sscanf(s, "%llu/%llu", d, t) == 2;
 }
@@ -143,6 +122,9 @@ static int cmd_line(const char *const argv[], char *buf, size_t len)
 		n += (size_t)snprintf(cmd + n, n < sizeof(cmd) ? sizeof(cmd) - n : 0,
 				      "%s'%s'", i ? " " : "", argv[i]);
 	}
+	/* dmsetup's own complaint is replaced by the caller's */
+	n += (size_t)snprintf(cmd + n, n < sizeof(cmd) ? sizeof(cmd) - n : 0,
+			      " 2>/dev/null");
 	if (n >= sizeof(cmd))
 		return -1;
 	p = popen(cmd, "r");
@@ -157,7 +139,7 @@ static int cmd_line(const char *const argv[], char *buf, size_t len)
 	return st == 0 && buf[0] ? 0 : -1;
 }
 
-static int read_table(struct arr *a)
+int ewctl_status_read_table(struct ewctl_status *a)
 {
 	const char *argv[] = { "dmsetup", "table", a->name, NULL };
 	char *tok, *save;
@@ -179,7 +161,7 @@ static int read_table(struct arr *a)
 	return 0;
 }
 
-static int read_status(struct arr *a, const char *name)
+int ewctl_status_read(struct ewctl_status *a, const char *name)
 {
 	const char *argv[] = { "dmsetup", "status", name, NULL };
 	char buf[8192];
@@ -188,7 +170,7 @@ static int read_status(struct arr *a, const char *name)
 		fprintf(stderr, "%s: %s: dmsetup status failed\n", ewctl_prog, name);
 		return -1;
 	}
-	if (parse_status(a, name, buf)) {
+	if (ewctl_status_parse(a, name, buf)) {
 		fprintf(stderr, "%s: %s: not an eagerwrite array (status: %s)\n",
 			ewctl_prog, name, buf);
 		return -1;
@@ -196,10 +178,10 @@ static int read_status(struct arr *a, const char *name)
 	return 0;
 }
 
-static void print_text(const struct arr *a)
+static void print_text(const struct ewctl_status *a)
 {
 	unsigned long long d, t, alive = 0, failed = 0, reb = 0;
-	const char *st = field(a, F_STATES);
+	const char *st = ewctl_status_field(a, F_STATES);
 	unsigned int i;
 
 	for (i = 0; st && st[i]; i++) {
@@ -209,15 +191,15 @@ static void print_text(const struct arr *a)
 	}
 	printf("%s:\n", a->name);
 	printf("        Layout : %s, mirrors %s, dilution %s, striping %s, region %s blocks per member\n",
-	       field(a, F_LAYOUT), field(a, F_MIRRORS), field(a, F_DILUTION),
-	       field(a, F_STRIPING), field(a, F_REGION));
+	       ewctl_status_field(a, F_LAYOUT), ewctl_status_field(a, F_MIRRORS), ewctl_status_field(a, F_DILUTION),
+	       ewctl_status_field(a, F_STRIPING), ewctl_status_field(a, F_REGION));
 	if (a->have_table)
 		printf("          Sync : %u of %u replicas durable before a write completes%s\n",
 		       a->t.sync, a->t.mirrors,
 		       a->t.sync < 2 && a->t.mirrors >= 2 ?
 		       " (one member failure can lose recent writes)" : "");
 	printf("       Members : %s: %llu alive, %llu failed or missing, %llu rebuilding\n",
-	       field(a, F_MEMBERS), alive, failed, reb);
+	       ewctl_status_field(a, F_MEMBERS), alive, failed, reb);
 	printf("  Member state : %s\n", st);
 	if (a->have_table) {
 		printf("      Metadata : %s\n", a->t.metadata_dev);
@@ -227,18 +209,18 @@ static void print_text(const struct arr *a)
 			       st[i] == 'R' ? "rebuilding" : "failed/missing") : "?");
 	}
 	printf(" Metadata mode : %s, journal seq %s, %s commits, %s checkpoints\n",
-	       field(a, F_META), field(a, F_JSEQ), field(a, F_COMMITS),
-	       field(a, F_CKPTS));
-	printf("       Delayed : %s replicas pending", field(a, F_PENDING));
+	       ewctl_status_field(a, F_META), ewctl_status_field(a, F_JSEQ), ewctl_status_field(a, F_COMMITS),
+	       ewctl_status_field(a, F_CKPTS));
+	printf("       Delayed : %s replicas pending", ewctl_status_field(a, F_PENDING));
 	if (a->have_table)
 		printf(" (bound %u)", a->t.delay_queue);
 	printf("\n");
-	if (frac(a, F_RESYNC, &d, &t))
+	if (ewctl_status_frac(a, F_RESYNC, &d, &t))
 		printf("        Resync : %llu/%llu blocks (%.1f%%)\n", d, t,
 		       t ? 100.0 * (double)d / (double)t : 100.0);
-	if (field(a, F_RSTATE)) {
-		printf("       Rebuild : %s", field(a, F_RSTATE));
-		if (frac(a, F_REBUILD, &d, &t) && t) {
+	if (ewctl_status_field(a, F_RSTATE)) {
+		printf("       Rebuild : %s", ewctl_status_field(a, F_RSTATE));
+		if (ewctl_status_frac(a, F_REBUILD, &d, &t) && t) {
 			printf(", %llu/%llu blocks (%.1f%%)", d, t,
 			       100.0 * (double)d / (double)t);
 			if (a->rebuild_bps > 0) {
@@ -250,22 +232,22 @@ static void print_text(const struct arr *a)
 				       left / 60 % 60, left % 60);
 			}
 		}
-		printf(", rate limit %s MiB/s%s\n", field(a, F_RRATE),
-		       num(a, F_RRATE) ? "" : " (none)");
+		printf(", rate limit %s MiB/s%s\n", ewctl_status_field(a, F_RRATE),
+		       ewctl_status_num(a, F_RRATE) ? "" : " (none)");
 	}
-	if (field(a, F_LOST))
+	if (ewctl_status_field(a, F_LOST))
 		printf("        Errors : %s read, %s write, %s repairs, %s owed, %s lost\n",
-		       field(a, F_RERR), field(a, F_WERR), field(a, F_REPAIRS),
-		       field(a, F_OWED), field(a, F_LOST));
-	printf("     Predictor : mean error %s ns\n", field(a, F_PRED));
+		       ewctl_status_field(a, F_RERR), ewctl_status_field(a, F_WERR), ewctl_status_field(a, F_REPAIRS),
+		       ewctl_status_field(a, F_OWED), ewctl_status_field(a, F_LOST));
+	printf("     Predictor : mean error %s ns\n", ewctl_status_field(a, F_PRED));
 	printf("      Counters : %s reads, %s writes, %s foreground and %s background replica writes, %s eager, %s flushes\n",
-	       field(a, F_READS), field(a, F_WRITES), field(a, F_FGW),
-	       field(a, F_BGW), field(a, F_EAGER), field(a, F_FLUSHES));
+	       ewctl_status_field(a, F_READS), ewctl_status_field(a, F_WRITES), ewctl_status_field(a, F_FGW),
+	       ewctl_status_field(a, F_BGW), ewctl_status_field(a, F_EAGER), ewctl_status_field(a, F_FLUSHES));
 	for (i = NR_NAMED; i < a->nf; i++)
 		printf("      field_%u : %s\n", i + 1, a->f[i]);
 }
 
-static void print_json(const struct arr *a)
+static void print_json(const struct ewctl_status *a)
 {
 	unsigned long long d, t;
 	unsigned int i;
@@ -281,7 +263,7 @@ static void print_json(const struct arr *a)
 			snprintf(key, sizeof(key), "%s", status_fields[i]);
 		else
 			snprintf(key, sizeof(key), "field_%u", i + 1);
-		if ((i == F_RESYNC || i == F_REBUILD) && frac(a, i, &d, &t)) {
+		if ((i == F_RESYNC || i == F_REBUILD) && ewctl_status_frac(a, i, &d, &t)) {
 			printf(", \"%s\": {\"done\": %llu, \"total\": %llu}", key, d, t);
 			continue;
 		}
@@ -312,7 +294,7 @@ static void print_json(const struct arr *a)
 }
 
 /* The names of every loaded eagerwrite array. */
-static int list_arrays(char ***names, unsigned int *nr)
+int ewctl_status_list(char ***names, unsigned int *nr)
 {
 	FILE *p = popen("dmsetup status --target eagerwrite 2>/dev/null", "r");
 	char line[8192], **v = NULL, **nv, *colon;
@@ -351,7 +333,7 @@ int ewctl_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct arr a, b;
+	static struct ewctl_status a, b;
 	const char *input = NULL;
 	bool json = false, sample = true, first = true;
 	char **names = NULL;
@@ -395,7 +377,7 @@ int ewctl_status(int argc, char **argv)
 		while (fgets(line, sizeof(line), f)) {
 			memset(&a, 0, sizeof(a));
 			a.rebuild_bps = -1;
-			if (parse_status(&a, NULL, line)) {
+			if (ewctl_status_parse(&a, NULL, line)) {
 				fprintf(stderr, "%s: not an eagerwrite status line: %s",
 					ewctl_prog, line);
 				rc = EWCTL_FAIL;
@@ -415,7 +397,7 @@ int ewctl_status(int argc, char **argv)
 	if (optind < argc) {
 		names = argv + optind;
 		nr = (unsigned int)(argc - optind);
-	} else if (list_arrays(&names, &nr)) {
+	} else if (ewctl_status_list(&names, &nr)) {
 		fprintf(stderr, "%s: cannot run dmsetup\n", ewctl_prog);
 		return EWCTL_FAIL;
 	}
@@ -424,18 +406,18 @@ int ewctl_status(int argc, char **argv)
 
 		memset(&a, 0, sizeof(a));
 		a.rebuild_bps = -1;
-		if (read_status(&a, names[i])) {
+		if (ewctl_status_read(&a, names[i])) {
 			rc = EWCTL_FAIL;
 			continue;
 		}
-		read_table(&a);
-		if (sample && field(&a, F_RSTATE) &&
-		    !strcmp(field(&a, F_RSTATE), "running") &&
-		    frac(&a, F_REBUILD, &d0, &t0)) {
+		ewctl_status_read_table(&a);
+		if (sample && ewctl_status_field(&a, F_RSTATE) &&
+		    !strcmp(ewctl_status_field(&a, F_RSTATE), "running") &&
+		    ewctl_status_frac(&a, F_REBUILD, &d0, &t0)) {
 			sleep(1);
 			memset(&b, 0, sizeof(b));
-			if (!read_status(&b, names[i]) &&
-			    frac(&b, F_REBUILD, &d1, &t1) && d1 >= d0)
+			if (!ewctl_status_read(&b, names[i]) &&
+			    ewctl_status_frac(&b, F_REBUILD, &d1, &t1) && d1 >= d0)
 				a.rebuild_bps = (double)(d1 - d0);
 		}
 		if (json)
