@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 1 --disk-size 64M --mem 2048 --timeout 900 --icount
+# vm-run: --disks 1 --disk-size 64M --mem 2048 --timeout 1800 --icount
 #
 # hddsim alone reproduces its disk model's service times (issue 9).
 # Run by tests/vm/host-hddsim.sh, which carries hddsim.ko into the guest.
