@@ -4,7 +4,7 @@
 # fractions of a revolution, once and under periodic recalibration.
 # Figures, not a test.  Run by
 #   scripts/vm-run --disks 0 --timeout 1200 -- scripts/vm/bench-calibrate.sh \
-#       [DISKS [COUNT [MIB [EVERY [ROUNDS [PATH_NS]]]]]]
+#       [DISKS [COUNT [MIB [EVERY [ROUNDS [PATH_NS [SEED]]]]]]]
 # (needs tests/hddsim/hddsim.ko: make hddsim).  Defaults: 4 members of
 # 1024 MiB, 400 reads for the first calibration, then every 10 s for 30
 # rounds (ewctl calibrate --every; the first gaps are shorter, see its
@@ -12,6 +12,8 @@
 # others sleep between their rounds.  PATH_NS (default 0) is passed as
 # ewctl calibrate --path-ns: the guest's completion path, measured on an
 # earlier boot (other members, other phases), subtracted from the phase.
+# SEED (default 1) gives the members' phases (tests/vm/hddsim-lib.sh), so
+# a run in exact time (vm-run --icount) repeats.
 #
 # The error of an estimate (period Re, phase Pe) at time t is the
 # predicted angle less the true one, (t - Pe)/Re - (t - Pt)/Rt, wrapped
@@ -29,16 +31,19 @@ set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 disks=${1:-4} count=${2:-400} mib=${3:-1024} every=${4:-10} rounds=${5:-30} path_ns=${6:-0}
+seed=${7:-1}
+# shellcheck source=tests/vm/hddsim-lib.sh
+. "${EW_TESTS:-/ew/tests}/vm/hddsim-lib.sh"
 chan=${EW_CHANNEL:-/dev/null}
 modprobe dm-mod 2>/dev/null
 modprobe brd rd_nr="$disks" rd_size=$((mib * 1024)) max_part=0 || exit 1
 insmod /ew/modules/hddsim.ko || { echo "# no hddsim.ko (make hddsim)"; exit 1; }
 for i in $(seq 0 $((disks - 1))); do
-	dmsetup create "hdd$i" --table "0 $((mib * 2048)) hddsim /dev/ram$i 2 rotation_ns 5973121" || exit 1
+	dmsetup create "hdd$i" --table "0 $((mib * 2048)) hddsim /dev/ram$i 4 rotation_ns 5973121 phase_ns $(hddsim_phase "$seed" "$i" 5973121)" || exit 1
 done
 tabval() { dmsetup table "hdd$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
-echo "# calibrate: $disks members of $mib MiB, $count reads, then every $every s, $rounds rounds, path $path_ns ns"
+echo "# calibrate: $disks members of $mib MiB, $count reads, then every $every s, $rounds rounds, path $path_ns ns, seed $seed, exact time: ${EW_ICOUNT:-no}"
 pids=()
 for i in $(seq 0 $((disks - 1))); do
 	ewctl calibrate --json --count "$count" --every "$every" --rounds "$rounds" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Guest side of scripts/bench (make bench, issue 9 point 3): hddsim disks
-# (tests/hddsim, the core's 10,000 RPM Cheetah model, random phases) over
+# (tests/hddsim, the core's 10,000 RPM Cheetah model, phases from SEED) over
 # brd, and on them in turn each configuration with mirror count 2:
 #
 #   md      md raid10 with mdadm (the baseline of the ratios)
@@ -31,15 +31,24 @@
 # "disk_param": an oracle calibration, so that the layouts are compared
 # and not the calibration (whose error is reported on its own).
 #
-# Arguments: MEMBERS DISK_MIB RUNTIME_S RATES CONFIGS [REGION_MIB [CAL_COUNT]]
+# Reproducible (issue 14): every member's phase is derived from SEED
+# (tests/vm/hddsim-lib.sh), and every fio job runs with randseed SEED (the
+# same offsets and Poisson arrivals for every configuration), so under
+# vm-run --icount the same arguments give the same figures.
+#
+# Arguments: MEMBERS DISK_MIB RUNTIME_S RATES CONFIGS [REGION_MIB [CAL_COUNT
+#            [SEED]]]
 #   RATES and CONFIGS are space-separated lists (one word each here);
 #   REGION_MIB (default DISK_MIB): the fio region and every eagerwrite
 #   array's length, the same logical data set everywhere; CAL_COUNT
-#   (default 300): reads per member for ewctl calibrate, 0 to skip it.
+#   (default 300): reads per member for ewctl calibrate, 0 to skip it;
+#   SEED (default 1): the phases and fio's randseed.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 n=$1 disk_mib=$2 runtime=$3 rates=$4 configs=$5 region_mib=${6:-$2} CAL_COUNT=${7:-300}
+seed=${8:-1}
+rotation_ns=5973121
 sectors=$((disk_mib * 2048))
 region=${region_mib}M
 chan=${EW_CHANNEL:-/dev/null}
@@ -49,6 +58,8 @@ mkdir -p "$out"
 
 say() { echo "# bench: $*"; }
 send() { printf '%s\n' "$*" >"$chan"; echo "$*" | cut -c1-160; }
+# shellcheck source=tests/vm/hddsim-lib.sh
+. "${EW_TESTS:-/ew/tests}/vm/hddsim-lib.sh"
 
 modprobe dm-mod 2>/dev/null
 modprobe dm-raid 2>/dev/null
@@ -59,22 +70,21 @@ if ! dmsetup targets | grep -q '^eagerwrite '; then
 fi
 
 # Fresh members: brd loaded anew (zeros, no pages allocated), hddsim
-# disks over it with the phases of the first set (PH), so a calibration
-# stays true.  members_down frees what a configuration wrote.
+# disks over it with the phases PH (from the seed), the same for every
+# configuration, so a calibration stays true.  members_down frees what a
+# configuration wrote.
 PH=()
+for i in $(seq 0 $((n - 1))); do PH[i]=$(hddsim_phase "$seed" "$i" "$rotation_ns"); done
 members=()
 members_up() {
-	local i opt
+	local i
 	modprobe brd rd_nr="$n" rd_size=$((disk_mib * 1024)) max_part=0 ||
 		{ say "cannot load brd"; return 1; }
 	members=()
 	for i in $(seq 0 $((n - 1))); do
-		opt="2 rotation_ns 5973121"
-		[ -n "${PH[i]:-}" ] && opt="4 rotation_ns 5973121 phase_ns ${PH[i]}"
-		dmsetup create "hdd$i" --table "0 $sectors hddsim /dev/ram$i $opt" ||
+		dmsetup create "hdd$i" --table "0 $sectors hddsim /dev/ram$i 4 rotation_ns $rotation_ns phase_ns ${PH[i]}" ||
 			{ say "cannot create hdd$i"; return 1; }
 		members+=("/dev/mapper/hdd$i")
-		[ -n "${PH[i]:-}" ] || PH[i]=$(phase "$i")
 	done
 }
 members_down() {
@@ -173,7 +183,7 @@ run_config() {	# run_config CONFIG DEV
 	for rate in $rates; do
 		r=$(( rate * 655 / 1000 )) w=$(( rate - rate * 655 / 1000 ))
 		j=tpcc-$rate
-		if DEV=$dev SIZE=$region RUNTIME=$runtime READ_IOPS=$r WRITE_IOPS=$w \
+		if DEV=$dev SIZE=$region RUNTIME=$runtime READ_IOPS=$r WRITE_IOPS=$w SEED=$seed \
 				fio --eta=never --output-format=json "$fiodir/tpcc.fio" \
 				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
 			send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
@@ -182,7 +192,7 @@ run_config() {	# run_config CONFIG DEV
 		fi
 	done
 	j=syncwrite
-	if DEV=$dev SIZE=$region RUNTIME=$runtime \
+	if DEV=$dev SIZE=$region RUNTIME=$runtime SEED=$seed \
 			fio --eta=never --output-format=json "$fiodir/syncwrite.fio" \
 			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
 		send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
@@ -218,7 +228,7 @@ disks_send() {	# disks_send CONFIG
 }
 
 members_up || exit 1
-send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} mem_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
+send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} seed=$seed icount=${EW_ICOUNT:-none} mem_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
 say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
 t0=$SECONDS
 [ "$CAL_COUNT" -gt 0 ] && calibrate_all

@@ -7,7 +7,8 @@
 # line "BENCH <config> <job> <json>"; the host (scripts/bench-null) makes
 # the table.
 #
-# Arguments: MEMBERS RUNTIME_S REGION_MIB CONFIGS...
+# Arguments: MEMBERS RUNTIME_S REGION_MIB SEED CONFIGS...  (SEED: fio's
+# randseed, the same offsets for every configuration)
 # Configurations: linear (dm-linear over member 0), dmraid (dm-raid
 # raid10, 2 copies near, 4 MiB metadata slices, nosync), raid10, ddm, ew1,
 # ew2 (eagerwrite; ew1/ew2 = ew with sync 1/2), md (md raid10 with mdadm,
@@ -17,8 +18,8 @@
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
-n=${1:-8} runtime=${2:-10} region_mib=${3:-1024}
-shift 3
+n=${1:-8} runtime=${2:-10} region_mib=${3:-1024} seed=${4:-1}
+shift 4
 configs=${*:-linear dmraid raid10 ddm ew1}
 len=$((region_mib * 2048))		# sectors
 chan=${EW_CHANNEL:-/dev/null}
@@ -40,7 +41,7 @@ for i in $(seq 0 $((n - 1))); do
 	members+=("/dev/nullb$i")
 done
 say "members: $n null_blk (memory_backed, ${gb} GiB each), region ${region_mib} MiB, ${runtime} s per job"
-send "BENCH-INFO members=$n region_mib=$region_mib runtime=$runtime module=${EW_MODULE:-?} nproc=$(nproc)"
+send "BENCH-INFO members=$n region_mib=$region_mib runtime=$runtime module=${EW_MODULE:-?} nproc=$(nproc) seed=$seed icount=${EW_ICOUNT:-none}"
 
 # dm-raid's raid10 without metadata devices fails to start on this kernel
 # ("unsupported raid10 layout: 0"): give each member a 4 MiB metadata
@@ -82,7 +83,7 @@ run_jobs() {	# run_jobs CONFIG DEV
 				--ioengine=libaio --direct=1 --bs=4k --rw=$rw \
 				--iodepth=$qd --numjobs=1 --time_based \
 				--runtime="$runtime" --ramp_time=1 --norandommap \
-				--randrepeat=0 --eta=never --output-format=json \
+				--randseed="$seed" --eta=never --output-format=json \
 				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err" || {
 				say "$cfg $j: fio failed: $(head -c 300 "$out/$cfg-$j.err")"
 				continue

@@ -7,8 +7,10 @@
 # hddsim.ko (make -C tests/hddsim) and hands vm-run a copy of the guest
 # script that unpacks the module (base64, debug info stripped) to
 # /tmp/hddsim.ko and points HDDSIM_KO at it.  vm-run's options come from
-# the guest script's "# vm-run:" header; arguments are passed to vm-run
-# (e.g. --timeout 1200).  The guest's "ok"/"not ok" lines reach stdout.
+# the guest script's "# vm-run:" header, which asks for exact time
+# (--icount: the model within 2%, Documentation/hddsim.rst); arguments are
+# passed to vm-run (e.g. --timeout 1200, or --no-icount for plain TCG and
+# the noise disk's 20%).  The guest's "ok"/"not ok" lines reach stdout.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/tests/hddsim/guest-hddsim.sh
