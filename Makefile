@@ -6,8 +6,8 @@
 #   make check        every suite: unit, kunit, vmtest (non-zero on failure)
 #   make demo         boot a 36-disk guest and compare the three layouts
 #
-# Other targets: module, userspace, check-unit, kunit, vmtest, check-crash,
-# sim-figures, bench, sparse, checkpatch, clean.
+# Other targets: module, userspace, check-unit, fuzz, kunit, vmtest,
+# check-crash, sim-figures, bench, sparse, checkpatch, clean.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -18,7 +18,7 @@ MODDIR := $(TOP)/dm-eagerwrite
 MODULE := $(MODDIR)/dm-eagerwrite.ko
 KMAKE = $(MAKE) -C $(KDIR) M=$(TOP) CONFIG_DM_EAGERWRITE=m W=1 KCFLAGS=-Werror
 
-.PHONY: all deps module userspace check check-unit kunit vmtest check-crash \
+.PHONY: all deps module userspace check check-unit fuzz kunit vmtest check-crash \
 	demo sim-figures bench sparse checkpatch clean
 
 all: module userspace
@@ -43,6 +43,11 @@ userspace: deps
 
 check-unit: deps
 	$(MAKE) -C tests/unit BUILD=$(BUILD)/unit run
+
+# libFuzzer over the core's parsers and on-disk readers (tests/fuzz/):
+# FUZZ_SECONDS per fuzzer (default 12), FUZZ_TARGETS="table ckpt" a subset.
+fuzz: deps
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),12) $(TOP)/tests/fuzz/run
 
 kunit: deps
 	$(TOP)/scripts/kunit
