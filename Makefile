@@ -3,7 +3,8 @@
 # dm-eagerwrite: the module, its userspace tools and every test suite.
 #
 #   make              module (against Debian's headers) and userspace tools
-#   make check        every suite: unit, kunit, vmtest (non-zero on failure)
+#   make check        every suite: build, unit, tools, fuzz, kunit, vm
+#                     (non-zero on failure)
 #   make demo         boot a 36-disk guest and compare the three layouts
 #
 # Other targets: module, userspace, check-unit, fuzz, kunit, vmtest,
