@@ -75,7 +75,9 @@ int main(int argc, char **argv)
 		sb = a.sb;
 		ew_meta_sb_encode(&sb, blk);
 		ew_meta_label_encode(&sb, 1, blk + 2 * BS);
-		head[0] = (u8)(i << 6 | 1 << 3);
+		/* flags: reseal all three blocks, so that a mutation of a
+		 * field is not only a crc error; the label is member 1's */
+		head[0] = (u8)(i << 6 | 1 << 3 | 7);
 		snprintf(name, sizeof(name), "sb-new-%u", i);
 		put("fuzz_super", name, head, 1, blk, sizeof(blk));
 		ew_meta_sb_set_flags(&sb, 0);
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
 		ew_meta_sb_commit_ckpt(&sb, 1, ew_meta_ckpt_next_seq(&sb),
 				       sb.journal_seq);
 		for (idx = 0; idx < sb.ckpt_blocks && idx < 2; idx++) {
-			head[0] = (u8)(i | 1 << 2);
+			head[0] = (u8)(i | 1 << 2 | 1 << 3);	/* area 1, reseal */
 			head[1] = (u8)idx;
 			head[2] = (u8)(idx >> 8);
 			ew_meta_ckpt_encode(&sb, &m, 1, sb.ckpt_seq, idx, blk);
@@ -111,7 +113,7 @@ int main(int argc, char **argv)
 			ew_meta_jbuf_log_discard(&jb, 6, 2);
 			ew_meta_jbuf_seal(&jb, &a.sb, a.sb.journal_seq + k);
 		}
-		head[0] = (u8)i;
+		head[0] = (u8)(i | 0xf << 2);	/* reseal every copy */
 		head[1] = 0;
 		snprintf(name, sizeof(name), "journal-%u", i);
 		put("fuzz_journal", name, head, 2, slot, sizeof(slot));
