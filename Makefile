@@ -7,7 +7,8 @@
 #   make install      the module into /lib/modules/KVER/updates (depmod),
 #                     the tools into $(PREFIX)/sbin, the man pages, the
 #                     boot-time assembly unit (systemd/)
-#   make check        every suite: unit, kunit, vmtest (non-zero on failure)
+#   make check        every suite: build, unit, tools, fuzz, kunit, vm
+#                     (non-zero on failure)
 #   make demo         boot a guest and compare the three layouts
 #
 # KVER: the kernel to build for (default: the running kernel when its
@@ -15,8 +16,9 @@
 # The test suites, the demo and the benchmarks build for the kernel the
 # guest boots (Debian's linux-image-amd64) whatever KVER says.
 #
-# Other targets: module, userspace, man, uninstall, check-unit, kunit,
-# vmtest, check-crash, sim-figures, bench, sparse, checkpatch, clean.
+# Other targets: module, userspace, man, uninstall, check-unit, fuzz,
+# kunit, vmtest, check-crash, sim-figures, bench, sparse, checkpatch,
+# clean.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -33,7 +35,7 @@ MODULE := $(MODDIR)/dm-eagerwrite.ko
 KMAKE = $(MAKE) -C $(KDIR) M=$(TOP) CONFIG_DM_EAGERWRITE=m W=1 KCFLAGS=-Werror
 
 .PHONY: all deps deps-build module userspace man install uninstall check \
-	check-unit kunit vmtest check-crash demo sim-figures bench sparse \
+	check-unit fuzz kunit vmtest check-crash demo sim-figures bench sparse \
 	checkpatch clean guest-module
 
 all: module userspace
@@ -95,6 +97,11 @@ userspace: deps-build
 
 check-unit: deps
 	$(MAKE) -C tests/unit BUILD=$(BUILD)/unit run
+
+# libFuzzer over the core's parsers and on-disk readers (tests/fuzz/):
+# FUZZ_SECONDS per fuzzer (default 12), FUZZ_TARGETS="table ckpt" a subset.
+fuzz: deps
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),12) $(TOP)/tests/fuzz/run
 
 kunit: deps
 	$(TOP)/scripts/kunit

@@ -5,7 +5,7 @@
 # on one --disk-dir; the script passes itself in as the guest script.
 #
 #   boot 1  for each group (CONFIG@MODE; default raid10:2@clean ddm:2@cut
-#           ew:2@cut: sync 1 is in test-persist.sh) on its own 4
+#           ew:2@cut linear@lose: sync 1 is in test-persist.sh) on its own 4
 #           members and metadata disk: a new array, mkfs.ext4, a tree of
 #           files (make_tree), fio verify.fio's randwrite phase on a file,
 #           umount; MODE clean: dmsetup remove; MODE cut: the table stays
@@ -18,7 +18,9 @@
 # CONFIG is LAYOUT:SYNC, or linear (dm-linear over the group's first
 # member: the harness's own check, it passes).  MODE lose (a control)
 # zeroes three filesystem blocks of a linear group after umount in boot 1:
-# boot 2 must then report every check failed.
+# boot 2 must then report every check failed.  It is in the default run,
+# so that a boot 2 whose checks cannot fail (a stale image, a check that
+# reads nothing) fails the test.
 #   tests/vm/host-persist-reboot.sh linear@cut linear@lose   # harness check
 # Prints "ok - NAME" / "not ok - NAME"; exits non-zero on any failure.
 set -u
@@ -107,7 +109,7 @@ if [ -e /ew/config ]; then
 fi
 top=$(cd "$(dirname "$0")/../.." && pwd)
 specs=("$@")
-[ ${#specs[@]} -gt 0 ] || specs=(raid10:2@clean ddm:2@cut ew:2@cut)
+[ ${#specs[@]} -gt 0 ] || specs=(raid10:2@clean ddm:2@cut ew:2@cut linear@lose)
 fails=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1"; fails=$((fails + 1)); }

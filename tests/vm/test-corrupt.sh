@@ -33,10 +33,16 @@
 #   journal block
 #   member label                refused, "label"
 #
-# Not tested as a pass: both copies of the last journal block damaged
-# (a double fault).  Recovery cannot tell it from a torn, never
-# acknowledged commit and drops that block's writes
-# (Documentation/on-disk-format.rst, "What is recovered").
+# Both copies of the last journal blocks damaged (a double fault) is
+# never a pass: recovery cannot tell it from a torn, never acknowledged
+# commit and drops those blocks' writes (Documentation/on-disk-format.rst,
+# "What is recovered").  It is the negative control: both copies of each
+# of the last 6 journal blocks (the last block alone may hold only
+# delayed replicas' records, whose loss loses no acknowledged write: a
+# run showed it loading and verifying clean), and the array must be
+# refused (the kernel log naming the journal), or load and the checks
+# above must find the acknowledged writes it lost; loading and verifying
+# clean means the checks cannot see a lost commit, and fails.
 #
 # When it loads: `ewctl`-independent checks, the 1 MiB sha256 and
 # `ewprobe verify` (every acknowledged write there, no garbage, no other
@@ -126,21 +132,24 @@ judge() {	# judge WANT:LOADED GOOD WORD MSG
 	case $1 in
 	load:1|either:*:1) [ "$2" = 1 ] ;;
 	loadwarn:*:1) [ "$2" = 1 ] && klog_has "$3" ;;
-	refuse:*:0|either:*:0) grep -qi -- "$3" <<<"$4" ;;
+	detect:*:1) [ "$2" = 0 ] ;;
+	refuse:*:0|either:*:0|detect:*:0) grep -qi -- "$3" <<<"$4" ;;
 	*) false ;;
 	esac
 }
 
-# try NAME DEV BYTE WANT [BYTE2]: damage (BYTE2 too, if given), create,
+# try NAME DEV BYTE WANT [BYTE2...]: damage (BYTE2... too), create,
 # judge.  WANT: refuse:WORD (must be refused, the kernel log naming WORD),
 # load (must load and verify), loadwarn:WORD (must load and verify, the
 # kernel log naming WORD, and leave metadata `ewctl check` finds
-# consistent), either:WORD (refused naming WORD, or loads and verifies)
+# consistent), either:WORD (refused naming WORD, or loads and verifies),
+# detect:WORD (a control: refused naming WORD, or loads and the data
+# checks FAIL)
 try() {
-	local name=$1 dev=$2 byte=$3 want=$4 byte2=${5:-} word loaded=0 good=1 why=""
+	local name=$1 dev=$2 byte=$3 want=$4 b2 word loaded=0 good=1 why=""
 	restore
 	[ "$byte" = - ] || flip "$dev" "$byte"
-	[ -z "$byte2" ] || flip "$dev" "$byte2"
+	for b2 in "${@:5}"; do flip "$dev" "$b2"; done
 	flakey up || { notok "$name: flakey"; return; }
 	klog_mark
 	if dmsetup create ew --table "$t" 2>"$w/create.err"; then
@@ -161,7 +170,8 @@ try() {
 	msg=$(dmesg | tail -n +$((klog_from + 1)) | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')
 	word=${want#*:}
 	if judge "$want:$loaded" "$good" "$word" "$msg"; then
-		if [ "$loaded" = 1 ]; then ok "$name: loads, data verified"
+		if [ "$loaded" = 1 ] && [ "$good" = 0 ]; then ok "$name: loads, the loss detected:$why"
+		elif [ "$loaded" = 1 ]; then ok "$name: loads, data verified"
 		else ok "$name: refused: $msg"; fi
 	else
 		if [ "$loaded" = 1 ]; then notok "$name: loaded (want $want);$why"
@@ -193,5 +203,11 @@ try "journal seq $sm (middle), both copies" "$meta" $(($(jblk $sm 0) * 4096 + 8)
 	refuse:journal $(($(jblk $sm 1) * 4096 + 300))
 try "member 2 label" "${disks[2]}" 70 refuse:label
 try "member 0 label, magic" "${disks[0]}" 1 refuse:label
-note "not run as a pass: both copies of the last journal block (seq $sl), a double fault recovery takes for a torn commit"
+tail_bytes=()
+for ((q = se - 6; q < se; q++)); do
+	[ "$q" -ge "$s0" ] || continue
+	tail_bytes+=($(($(jblk $q 0) * 4096 + 100)) $(($(jblk $q 1) * 4096 + 100)))
+done
+try "journal seqs $((se - 6))..$sl, both copies (control: must be detected or refused)" \
+	"$meta" - detect:journal "${tail_bytes[@]}"
 finish

@@ -35,12 +35,16 @@
 # crash while formatting leaves a superblock with FORMATTING set (or
 # zeros), and the array formats again (Documentation/on-disk-format.rst).
 #
-# Controls (the test must be able to fail), per layout:
-#   early:   the boundary just before ack K's write began, checked as if
-#            write K were acknowledged: verify must report it lost;
+# Controls (the test must be able to fail), per layout; the replayer must
+# succeed for each (a failed replay leaves zeros, which fail anything):
+#   early:   the boundary just before ack K's write began: checked with
+#            acks 1..K-1 it must verify, and on the same image checked
+#            as if write K were acknowledged, verify must report exactly
+#            one write lost, write K (its seq and block), nothing corrupt;
 #   reorder: the log up to mark K with write K's entries to the members
 #            left out (journal durable, member data not: the ordering
-#            bug the commit protocol forbids): verify must fail.
+#            bug the commit protocol forbids): verify must report write
+#            K's block lost or corrupt (a refused load is not enough).
 #
 # Arguments: the layouts (default "linear raid10 ddm ew"), and settings
 # LW_WRITES=N (16 acknowledged writes), LW_MAX_BOUNDARIES=N (4 evenly
@@ -69,7 +73,7 @@ zero_kib=256			# and up to here the volume must read zeros
 meta_mb=5 member_mb=8 nmem=4
 len=4M				# 1024 logical blocks: 4.02 MiB of metadata
 port=5400
-last_verify="" last_refusal="" wloop=""
+last_verify="" last_refusal="" last_nonzero=0 wloop=""
 src_sectors=$(( (meta_mb + nmem * member_mb) * 2048 ))
 w=/tmp/lw
 mkdir -p "$w"
@@ -175,13 +179,17 @@ verify_at() {
 	fi
 	tick assemble
 	cutlog "$k" "$w/cut.log"
-	ewprobe verify --log "$w/cut.log" /dev/mapper/rvol >"$w/verify.out" 2>&1 || rc=1
-	last_verify=$(grep -E '^(acked|block|result)' "$w/verify.out" | head -n 4 | tr '\n' '|')
+	rm -f "$w/verify.json"
+	ewprobe verify --json --log "$w/cut.log" /dev/mapper/rvol >"$w/verify.json" 2>"$w/verify.err" || rc=1
+	last_verify=$(jq -c '{acked, verified, later_write, lost, corrupt, problems: .problems[:3]}' \
+		"$w/verify.json" 2>/dev/null || head -c 300 "$w/verify.err")
 	# past the probe's blocks nothing was written: zeros, not garbage
 	nz=$(dd if=/dev/mapper/rvol bs=4096 skip="$blocks" count=$((zero_kib / 4 - blocks)) \
 		iflag=direct status=none | tr -d '\0' | wc -c)
+	last_nonzero=0
 	if [ "$nz" != 0 ]; then
-		rc=1 last_verify="$last_verify blocks $blocks..$((zero_kib / 4 - 1)) not zeros"
+		rc=1 last_nonzero=1
+		last_verify="$last_verify blocks $blocks..$((zero_kib / 4 - 1)) not zeros"
 	fi
 	tick verify
 	dmsetup remove rvol || rc=3
@@ -272,17 +280,37 @@ run_layout() {
 	fi
 
 	# controls, on ack K in the middle of the run
-	local mk mprev skips=()
+	local mk mprev kblock skips=()
 	k=$kc
 	mk=$(awk -v k="$k" '$2 == k { print $1 }' "$w/marks")
 	mprev=$(awk -v k="$((k - 1))" '$2 == k { print $1 }' "$w/marks")
-	# early: the state right after mark K-1 (write K not begun), as if K were acked
+	kblock=$(sed -n "s/.*EWPROBE ack $k \([0-9]*\) .*/\1/p" "$w/chlog" | head -n 1)
+	# early: the state right after mark K-1 (write K not begun): it holds
+	# acks 1..K-1, and as if K were acked, exactly write K is lost
 	truncate -s 0 "$w/ctl"; truncate -s $((src_sectors * 512)) "$w/ctl"
-	lw-replay --replay "$w/ctl" --end "$mprev" "$logdev" 2>/dev/null
-	verify_at "$lay" "$w/ctl" "$k"
-	rc=$?
-	if [ "$rc" = 1 ]; then ok "$lay: control early: ack $k checked before its write: caught"
-	else notok "$lay: control early: ack $k checked before its write: not caught (rc $rc) $last_verify"; fi
+	if [ -z "$mprev" ] || [ -z "$kblock" ]; then
+		notok "$lay: control early: no mark of ack $((k - 1)) or no block of write $k in the log"
+	elif ! lw-replay --replay "$w/ctl" --end "$mprev" "$logdev" 2>"$w/replay.err"; then
+		notok "$lay: control early: lw-replay to mark $((k - 1)) failed: $(head -c 200 "$w/replay.err")"
+	else
+		verify_at "$lay" "$w/ctl" "$((k - 1))"
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			ok "$lay: control early: the image at mark $((k - 1)) verifies acks 1..$((k - 1))"
+		else
+			notok "$lay: control early: the image at mark $((k - 1)) does not verify acks 1..$((k - 1)) (rc $rc) $last_verify"
+		fi
+		verify_at "$lay" "$w/ctl" "$k"
+		rc=$?
+		if [ "$rc" = 1 ] && [ "$last_nonzero" = 0 ] &&
+			jq -e --argjson b "$kblock" --argjson k "$k" '.lost == 1 and .corrupt == 0 and
+				(.problems | length) == 1 and .problems[0].block == $b and
+				.problems[0].seq == $k' "$w/verify.json" >/dev/null 2>&1; then
+			ok "$lay: control early: ack $k checked before its write: exactly write $k (block $kblock) lost"
+		else
+			notok "$lay: control early: ack $k checked before its write: not exactly write $k (block $kblock) lost (rc $rc) $last_verify"
+		fi
+	fi
 	# reorder: up to mark K without write K's data writes to the members
 	local mstart=$((meta_mb * 2048))
 	[ "$lay" = linear ] && mstart=0
@@ -291,12 +319,21 @@ run_layout() {
 		"$w/entries" >"$w/skips"
 	mapfile -t skips <"$w/skips"
 	truncate -s 0 "$w/ctl"; truncate -s $((src_sectors * 512)) "$w/ctl"
-	lw-replay --replay "$w/ctl" --end "$mk" "${skips[@]}" "$logdev" 2>/dev/null
-	verify_at "$lay" "$w/ctl" "$k"
-	rc=$?
-	if [ "$rc" = 1 ] || [ "$rc" = 2 ]; then
-		ok "$lay: control reorder: write $k's $(( ${#skips[@]} / 2 )) member writes dropped: caught (rc $rc)"
-	else notok "$lay: control reorder: write $k's member writes dropped: not caught (rc $rc) $last_verify"; fi
+	if [ ${#skips[@]} -eq 0 ] || [ -z "$kblock" ]; then
+		notok "$lay: control reorder: no member write of write $k in the log"
+	elif ! lw-replay --replay "$w/ctl" --end "$mk" "${skips[@]}" "$logdev" 2>"$w/replay.err"; then
+		notok "$lay: control reorder: lw-replay to mark $k failed: $(head -c 200 "$w/replay.err")"
+	else
+		verify_at "$lay" "$w/ctl" "$k"
+		rc=$?
+		if [ "$rc" = 1 ] && jq -e --argjson b "$kblock" --argjson k "$k" \
+			'any(.problems[]; .block == $b and .seq == $k and
+			     (.kind == "lost" or .kind == "corrupt"))' "$w/verify.json" >/dev/null 2>&1; then
+			ok "$lay: control reorder: write $k's $(( ${#skips[@]} / 2 )) member writes dropped: write $k (block $kblock) caught"
+		else
+			notok "$lay: control reorder: write $k's member writes dropped: write $k (block $kblock) not reported (rc $rc) $last_verify $last_refusal"
+		fi
+	fi
 	work_down
 	note "$lay: $((SECONDS - t0)) s"
 	rm -f "$w/base" "$w/ctl"

@@ -12,8 +12,9 @@
 #     data re-checks with zero errors;
 #     The array removed and created again (as after a reboot): member 1
 #     is still failed (the superblock says so), the data reads;
-#  3. the spare replaces member 1 (table reload): rebuild paused,
-#     resumed, the array removed and created again mid-rebuild (the
+#  3. the spare replaces member 1 (table reload): rebuild paused (from
+#     the start, so that it is in progress), the kernel log saying 0
+#     blocks lost, the array removed and created again mid-rebuild (the
 #     rebuild resumes from the persisted map), rebuild to completion,
 #     then member 1's partner fails: zero errors;
 #  4. member 2's partner fails as well: only the chunks of member 2's
@@ -75,6 +76,11 @@ wait_state() {	# wait_state I CHAR SECONDS
 	done
 	note "member $1 not $2 after $3 s: $(dmsetup status "$DEV")"
 	return 1
+}
+# in_progress N/M: a rebuild progress field read and not over (an empty
+# read must not compare equal to another empty read)
+in_progress() {
+	[[ "$1" =~ ^[0-9]+/[0-9]+$ ]] && [ "${1%/*}" -lt "${1#*/}" ]
 }
 rebuilt() {	# rebuilt SECONDS: member 1 back to A, the scan idle
 	local _
@@ -178,24 +184,31 @@ for layout in $layouts; do
 	# 3. replace member 1 with the spare, rebuild, fail its partner
 	lat0=$(read_lat)
 	new=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewspare }
-	# slow, so that it can be watched, paused and measured
+	# slow, so that it can be watched, paused and measured; paused
+	# before the reload, so that it starts paused: on this small volume
+	# even 1 MiB/s rebuilt member 1 before a pause sent after the reload
+	# arrived, and the checks of a paused, resumed rebuild saw none
 	check "$layout: rebuild_rate message" dmsetup message $DEV 0 rebuild_rate 1
+	check "$layout: rebuild pause (before the reload)" dmsetup message $DEV 0 rebuild pause
 	check "$layout: reload with the spare at member 1" \
 		sh -c "dmsetup reload $DEV --table '$new' && dmsetup resume $DEV"
 	check "$layout: member 1 rebuilding" wait_state 1 R 5
-	check "$layout: rebuild pause" dmsetup message $DEV 0 rebuild pause
 	c1=$(status_field "$DEV" 26)
 	sleep 2
 	c2=$(status_field "$DEV" 26)
 	check "$layout: paused: status says so, progress stands ($c1)" \
-		test "$(status_field "$DEV" 27)" = paused -a "$c1" = "$c2"
+		sh -c "[ '$(status_field "$DEV" 27)' = paused ] && [ '$c1' = '$c2' ]"
+	check "$layout: the rebuild was in progress when paused ($c1)" in_progress "$c1"
+	# member 2 failed is in another replica set: nothing is lost
+	check "$layout: kernel log: member 1 replaced, 0 blocks lost" \
+		klog_has "rebuilding, 0 blocks lost"
 	# a rebuild outlives the array leaving memory: the superblock says
 	# member 1 is rebuilding, the map which of its replicas are stale;
 	# it resumes (at the default rate: rate and pause are not kept)
 	check "$layout: remove and create during the rebuild" sh -c \
 		"dmsetup remove $DEV && dmsetup create $DEV --table '$new'"
-	check "$layout: kernel log: the rebuild of member 1 resumes" \
-		klog_has "rebuild of members 2 resumes"
+	check "$layout: kernel log: the rebuild of member 1 resumes, 0 blocks lost" \
+		klog_has "rebuild of members 2 resumes, 0 blocks lost"
 	check "$layout: rebuild_rate message after re-create" \
 		dmsetup message $DEV 0 rebuild_rate 1
 	c2=$(status_field "$DEV" 26)
@@ -204,11 +217,19 @@ for layout in $layouts; do
 	note "$layout: 4k QD1 read latency mean/p99 us: degraded $lat0, rebuilding at 1 MiB/s $lat1"
 	note "$layout: $(dmsetup status "$DEV")"
 	c3=$(status_field "$DEV" 26)
-	# moved on, past the end (copies draining), or already over (0/0,
-	# idle) on a small volume
-	check "$layout: progress moves after resume ($c2 -> $c3)" sh -c \
-		"[ '${c3%/*}' -gt '${c2%/*}' ] || [ '${c3%/*}' = '${c3#*/}' ] ||
-		 [ '$c3' = 0/0 -a '$(status_field "$DEV" 27)' = idle ]"
+	# moved on, or reached the end; both reads must be real.  The
+	# re-create resumes at the default rate, so on this small volume the
+	# rebuild may be over before the rate is lowered again: then there
+	# is no progress to watch, and that is a skip, not a pass
+	if in_progress "$c2"; then
+		check "$layout: progress moves after resume ($c2 -> $c3)" sh -c \
+			"[[ '$c3' =~ ^[0-9]+/[0-9]+\$ ]] &&
+			 { [ '${c3%/*}' -gt '${c2%/*}' ] || [ '${c3%/*}' = '${c3#*/}' ]; }"
+	elif [[ "$c2" =~ ^[0-9]+/[0-9]+$ ]] || [ "$(status_field "$DEV" 27)" = idle ]; then
+		ok "$layout: progress moves after resume # SKIP the rebuild was over before resume ($c2)"
+	else
+		notok "$layout: progress read after re-create ('$c2')"
+	fi
 	check "$layout: bad rebuild messages refused" sh -c \
 		"! dmsetup message $DEV 0 rebuild stop 2>/dev/null && ! dmsetup message $DEV 0 rebuild_rate x 2>/dev/null"
 	check "$layout: rebuild_rate unlimited" dmsetup message $DEV 0 rebuild_rate 0

@@ -111,7 +111,11 @@ note "superblock in use: slot $slot, generation $gen"
 printf '\377' | dd of="$M" bs=1 seek=$((slot * 4096 + 300)) conv=notrunc status=none
 check "ewctl check: the damaged slot is a warning" \
 	sh -c "ewctl check $M ${A[*]} | grep -q warning && ewctl check --quiet $M ${A[*]}"
+klog_mark
 check "corrupt superblock slot: falls back to the other" dmsetup create $DEV --table "$TA"
+# the fallback is said, naming the damaged slot (as test-corrupt.sh checks)
+check "corrupt superblock slot: the kernel log names slot $slot" \
+	klog_has "superblock slot $slot (metadata block $slot): bad checksum in superblock; using generation"
 check "corrupt superblock slot: the data is there" same_pat /tmp/pa
 check "corrupt superblock slot: remove" dmsetup remove $DEV
 check "corrupt superblock slot: rewritten, both valid again" \

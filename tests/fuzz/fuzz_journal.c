@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_journal.c - journal blocks as recovery reads them: a slot of two
+ * copies applied to the map of a known array (ew_meta_replay_block()),
+ * the probe of a slot and the end-of-journal check on the next slot
+ * (ew_meta_journal_end()).  Input: a byte of flags (bits 0-1 the array,
+ * bits 2-5 reseal the crc of slot copy 0, copy 1, next copy 0, next
+ * copy 1), a byte added to the superblock's journal seq, then the two
+ * slots, 8 KiB each (zero-filled when short).  A slot refused must leave
+ * the map as it was and say why, and name a copy at fault; one applied
+ * must leave only blocks inside the region in the map.
+ */
+#include "fuzz_util.h"
+
+#define BS EW_META_BLOCK_SIZE
+#define JS EW_META_JSLOT_SIZE
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	static struct fuzz_array arr[FUZZ_NR_LINES];
+	static struct ew_map map[FUZZ_NR_LINES];
+	static u8 slot[2 * JS];
+	static int ready;
+	struct ew_meta_jslot_res res;
+	struct fuzz_array *a;
+	struct ew_map *m;
+	const char *why = NULL;
+	unsigned int flags, i;
+	u64 seq, lb;
+	u32 rep;
+	int ret;
+
+	if (!ready) {
+		for (i = 0; i < FUZZ_NR_LINES; i++) {
+			fuzz_array_init(&arr[i], i);
+			FUZZ_CHECK(!ew_map_init(&map[i], arr[i].sb.len_blocks,
+						arr[i].sb.mirrors));
+		}
+		ready = 1;
+	}
+	if (size > 2 + 2 * JS)
+		return -1;
+	flags = (unsigned int)fuzz_take(&data, &size, 1);
+	a = &arr[flags & 3];
+	m = &map[flags & 3];
+	seq = a->sb.journal_seq + fuzz_take(&data, &size, 1);
+	memset(slot, 0, sizeof(slot));
+	memcpy(slot, data, size);
+	for (i = 0; i < 4; i++)
+		if (flags & (4U << i))
+			fuzz_reseal(slot + i * BS);
+
+	for (lb = 0; lb < m->nr_blocks; lb++) {
+		m->uptodate[lb] = 0;
+		for (rep = 0; rep < m->mirrors; rep++)
+			m->pblock[lb * m->mirrors + rep] = EW_MAP_NONE;
+	}
+	(void)ew_meta_journal_probe(&a->sb, seq, slot);
+	ret = ew_meta_replay_block(&a->sb, &a->g, m, seq, slot, &res, &why);
+	FUZZ_CHECK(ret == 0 || ret == 1 || ret == -EINVAL);
+	if (ret <= 0) {
+		/* nothing of a refused or absent block is applied */
+		FUZZ_CHECK(ret == 0 || (why && res.bad_copy < 2));
+		for (lb = 0; lb < m->nr_blocks; lb++) {
+			FUZZ_CHECK(!m->uptodate[lb]);
+			for (rep = 0; rep < m->mirrors; rep++)
+				FUZZ_CHECK(m->pblock[lb * m->mirrors + rep] ==
+					   EW_MAP_NONE);
+		}
+		if (ret == 0) {
+			why = NULL;
+			ret = ew_meta_journal_end(&a->sb, seq, slot + JS, &why);
+			FUZZ_CHECK(!ret || (ret == -EINVAL && why));
+		}
+		return 0;
+	}
+	FUZZ_CHECK(res.records <= EW_META_JREC_PER_BLOCK && res.damaged < 3);
+	for (lb = 0; lb < m->nr_blocks; lb++)
+		for (rep = 0; rep < m->mirrors; rep++) {
+			u32 p = m->pblock[lb * m->mirrors + rep];
+
+			FUZZ_CHECK(p == EW_MAP_NONE || p < a->g.region_blocks);
+		}
+	/* the next slot: the next block or the end of the journal */
+	ret = ew_meta_replay_block(&a->sb, &a->g, m, seq + 1, slot + JS, &res,
+				   &why);
+	FUZZ_CHECK(ret == 0 || ret == 1 || ret == -EINVAL);
+	why = NULL;
+	if (ew_meta_map_check(&a->g, m, &lb, &rep, &why))
+		FUZZ_CHECK(why);
+	return 0;
+}
