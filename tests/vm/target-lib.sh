@@ -195,3 +195,14 @@ wipe_members() {
 	done
 	wipe_array
 }
+
+# The fault-injecting test target (tests/ewfault, carried by vm-run to
+# /ew/modules/ewfault.ko; scripts/vmtest builds it).
+load_ewfault() {
+	dmsetup targets 2>/dev/null | grep -q '^ewfault ' && return 0
+	insmod /ew/modules/ewfault.ko 2>/dev/null
+	dmsetup targets 2>/dev/null | grep -q '^ewfault '
+}
+ewfault_field() {	# ewfault_field DEV N: Nth INFO field (1 = flushes)
+	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'
+}
