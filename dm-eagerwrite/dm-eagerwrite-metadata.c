@@ -95,6 +95,7 @@ struct ew_md {
 
 	struct mutex io_mutex;		/* process-context calls, sb */
 	struct ew_meta_sb sb;		/* the durable superblock */
+	bool map_changed;		/* not journalled: checkpoint it */
 	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
 
 	/* under *lock */
@@ -552,10 +553,14 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 		mutex_unlock(&md->io_mutex);
 		return -EIO;
 	}
-	/* nothing logged since the last checkpoint: the flag is enough */
+	/*
+	 * nothing logged since the last checkpoint and no change made
+	 * without a record (ew_md_map_changed): the flag is enough
+	 */
 	spin_lock_irq(md->lock);
 	idle = ew_meta_jbuf_empty(&md->open) &&
-	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq;
+	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq &&
+	       !md->map_changed;
 	spin_unlock_irq(md->lock);
 	if (idle) {
 		ret = 0;
@@ -569,9 +574,18 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 		}
 	} else {
 		ret = __ew_md_checkpoint(md, clean);
+		if (!ret)
+			md->map_changed = false;
 	}
 	mutex_unlock(&md->io_mutex);
 	return ret;
+}
+
+void ew_md_map_changed(struct ew_md *md)
+{
+	mutex_lock(&md->io_mutex);
+	md->map_changed = true;
+	mutex_unlock(&md->io_mutex);
 }
 
 int ew_md_set_clean(struct ew_md *md, bool clean)

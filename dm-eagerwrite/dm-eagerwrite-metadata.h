@@ -89,7 +89,16 @@ int ew_md_commit(struct ew_md *md);
 bool ew_md_checkpoint_due(struct ew_md *md);
 int ew_md_checkpoint(struct ew_md *md, bool clean);
 int ew_md_set_clean(struct ew_md *md, bool clean);
-/* Members whose flush failed since the last call (bit per member). */
+/*
+ * The map changed without journal records (the demotions after an
+ * unclean shutdown): the next checkpoint writes the map, never only the
+ * clean flag.
+ */
+void ew_md_map_changed(struct ew_md *md);
+/*
+ * Members whose flush failed since the last call (bit per member); the
+ * commit has already failed them in the superblock.
+ */
 u64 ew_md_member_errors(struct ew_md *md);
 
 /*

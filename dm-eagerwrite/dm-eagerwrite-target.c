@@ -2073,9 +2073,12 @@ bad:
 
 /*
  * After the map is loaded: the free maps from the map (a block is free
- * iff nothing points at it; homes stay allocated), and for raid10 after
- * an unclean shutdown every written block demoted to its lowest
- * up-to-date replica (its other homes may hold an interrupted write).
+ * iff nothing points at it; homes stay allocated), and for raid10 and
+ * ddm after an unclean shutdown every written block demoted to its
+ * lowest up-to-date replica: raid10's other homes may hold an
+ * interrupted write, and ddm's home may hold a home copy or a home
+ * discard started before the record that made it was durable (the
+ * durable map still calls the home and the partner current).
  * Returns the number of blocks demoted.
  */
 static u64 ew_array_rebuild(struct ew_array *a, bool demote)
@@ -2140,7 +2143,9 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 	const char *error = "Cannot load the metadata";
 	const char *name = dm_table_device_name(t->ti->table);
 	u64 t0 = ew_now(), demoted;
-	bool raid10 = g->p.layout == EW_LAYOUT_RAID10;
+	/* layouts that write a fixed home in place, see ew_array_rebuild */
+	bool homes = g->p.layout == EW_LAYOUT_RAID10 ||
+		     g->p.layout == EW_LAYOUT_DDM;
 	u32 i;
 	int ret;
 
@@ -2157,7 +2162,10 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		return 0;
 	}
 	ew_array_member_state(a);
-	demoted = ew_array_rebuild(a, raid10 && !res.clean);
+	demoted = ew_array_rebuild(a, homes && !res.clean);
+	/* not journalled: only a checkpoint keeps them */
+	if (demoted)
+		ew_md_map_changed(a->md);
 	/* a second crash must not replay again: checkpoint at once */
 	if (res.replayed || !res.clean) {
 		ret = ew_md_checkpoint(a->md, true);
