@@ -72,8 +72,18 @@ void ew_md_unreserve(struct ew_md *md, u32 units);
  */
 u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas);
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count);
-/* A write to member disk completed: the next commit flushes it. */
-void ew_md_member_dirty(struct ew_md *md, u32 disk);
+/*
+ * A write to member disk completed: the next commit flushes it.  sole:
+ * it holds the only acknowledged copy of the write, which a failed flush
+ * of disk then loses.
+ */
+void ew_md_member_dirty(struct ew_md *md, u32 disk, bool sole);
+/*
+ * The journal blocks *first .. return value made durable by the last
+ * commit in which a member holding a write's only copy failed its flush
+ * (0: none): the flushes and FUA writes that cover them fail.
+ */
+u64 ew_md_lost_seq(struct ew_md *md, u64 *first);
 /* The journal seq a flush arriving now waits for; 0: nothing to wait for. */
 u64 ew_md_flush_seq(struct ew_md *md);
 u64 ew_md_durable_seq(struct ew_md *md);

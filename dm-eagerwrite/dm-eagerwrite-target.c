@@ -236,6 +236,7 @@ struct ew_array {
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
 	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
+	u64 lost_seen;			/* ew_md_lost_seq() handled */
 	u64 resync_next;		/* stale-replica scan cursor */
 
 	wait_queue_head_t throttle_wait;
@@ -727,7 +728,8 @@ static void ew_write_done(struct ew_io *io)
 			logged = true;
 			for (r = 0; r < mirrors; r++)
 				if (io->ok_mask & (1U << r))
-					ew_md_member_dirty(a->md, rep[r].disk);
+					ew_md_member_dirty(a->md, rep[r].disk,
+							   hweight8(io->ok_mask) == 1);
 			ew_defer_frees(a, rep, freed);
 			ew_unlose(a, io->lblock);
 			for (r = 0; r < mirrors; r++) {
@@ -1350,7 +1352,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 				       d->dst, home[d->r], &freed)) {
 			/* the record before the free, as for writes */
 			ew_md_log_block(a->md, d->lblock, 1U << d->r);
-			ew_md_member_dirty(a->md, d->dst_disk);
+			ew_md_member_dirty(a->md, d->dst_disk, false);
 			logged = true;
 			ew_count(a, EW_C_BG_WRITES);
 		}
@@ -1709,9 +1711,8 @@ static void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
  * Writes the member state to the superblock when it changed (a member
  * failed, a rebuild ended), from the commit workqueue: it sleeps.
  */
-static void ew_state_work(struct work_struct *work)
+static void ew_member_state_sync(struct ew_array *a)
 {
-	struct ew_array *a = container_of(work, struct ew_array, state_work);
 	unsigned long flags;
 	u64 failed, rebuilding;
 
@@ -1719,6 +1720,11 @@ static void ew_state_work(struct work_struct *work)
 	ew_member_masks(a, &failed, &rebuilding);
 	spin_unlock_irqrestore(&a->lock, flags);
 	ew_md_set_member_state(a->md, failed, rebuilding);
+}
+
+static void ew_state_work(struct work_struct *work)
+{
+	ew_member_state_sync(container_of(work, struct ew_array, state_work));
 }
 
 /*
@@ -1771,7 +1777,7 @@ static int ew_replace_member(struct ew_array *a, u32 i,
 	int ret;
 
 	lost = ew_member_stale_all(a, i);
-	cancel_work_sync(&a->state_work);
+	flush_work(&a->state_work);
 	spin_lock_irqsave(&a->lock, flags);
 	ew_member_masks(a, &failed, &rebuilding);
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -1857,10 +1863,17 @@ static void ew_commit_work(struct work_struct *work)
 	struct bio_list done, keep;
 	struct bio *bio;
 	unsigned long flags;
-	u64 durable, errs;
+	u64 durable, errs, lost, lost_first;
 	bool failed, more, kick_prop;
 	u32 i;
 
+	/*
+	 * A member failed in memory (write errors) is failed on disk
+	 * before this commit's journal can call its replicas current, and
+	 * the commit does not flush it.
+	 */
+	if (!ew_md_failed(a->md))
+		ew_member_state_sync(a);
 	if (!ew_md_commit(a->md) && ew_md_checkpoint_due(a->md))
 		ew_md_checkpoint(a->md, false);
 	errs = ew_md_member_errors(a->md);
@@ -1874,9 +1887,19 @@ static void ew_commit_work(struct work_struct *work)
 			ew_member_fail(a, i, "flush failed");
 	failed = ew_md_failed(a->md);
 	durable = ew_md_durable_seq(a->md);
+	lost = ew_md_lost_seq(a->md, &lost_first);
 	while ((bio = bio_list_pop(&a->commit_wait))) {
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 
+		/*
+		 * A commit lost writes (a member holding their only copy
+		 * failed its flush): every waiter there now that covers
+		 * them fails, now or when its own block is durable.  Those
+		 * that arrive later do not (the loss is reported once, as
+		 * the kernel log says).
+		 */
+		if (lost != a->lost_seen && io->commit_seq >= lost_first)
+			bio->bi_status = BLK_STS_IOERR;
 		if (io->commit_seq <= durable) {
 			bio_list_add(&done, bio);
 		} else if (failed) {
@@ -1887,6 +1910,7 @@ static void ew_commit_work(struct work_struct *work)
 		}
 	}
 	a->commit_wait = keep;
+	a->lost_seen = lost;
 	more = !bio_list_empty(&a->commit_wait);
 	ew_release_frees(a);
 	kick_prop = a->pending;
@@ -1916,7 +1940,9 @@ static void ew_array_free(struct ew_array *a)
 	}
 	if (a->commit_wq) {
 		cancel_delayed_work_sync(&a->commit_work);
-		cancel_work_sync(&a->state_work);
+		/* a member failed meanwhile is failed on disk too */
+		if (a->md)
+			flush_work(&a->state_work);
 		destroy_workqueue(a->commit_wq);
 	}
 	ew_md_close(a->md);
@@ -2548,9 +2574,26 @@ static void ew_postsuspend(struct dm_target *ti)
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
-	/* clean shutdown: all in a checkpoint, nothing left to replay */
+	/*
+	 * clean shutdown: all in a checkpoint, nothing left to replay; the
+	 * member state first (the checkpoint's superblock keeps it)
+	 */
+	flush_work(&a->state_work);
 	if (!ew_md_failed(a->md))
 		ew_md_checkpoint(a->md, true);
+}
+
+/* Member i has no device: failed, and nothing of it is used. */
+static void ew_member_forget(struct ew_array *a, u32 i, const char *why)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_fail(a, i, why);
+	a->m[i].bdev = NULL;
+	a->data_dev[i] = 0;
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_md_forget_member(a->md, i);
 }
 
 /*
@@ -2558,29 +2601,32 @@ static void ew_postsuspend(struct dm_target *ti)
  * (ew_array_matches allowed it) takes effect here, when dm has suspended
  * the old table: the array has no I/O in flight.  A replacement is
  * labelled and checkpointed before the array resumes (ew_replace_member).
+ * When the replacement fails, so does the resume: the member stays failed
+ * with no device (the old table's is released with it), the superblock
+ * and the metadata's device list as they were; a later table may try
+ * again.
  */
 static int ew_preresume(struct dm_target *ti)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
 	struct block_device *bdev;
-	unsigned long flags;
 	u32 i;
+	int ret;
 
 	for (i = 0; i < t->nr; i++) {
 		bdev = t->dev[i] ? t->dev[i]->bdev : NULL;
 		if (bdev == a->m[i].bdev)
 			continue;
 		if (bdev) {
-			ew_replace_member(a, i, bdev);
+			ret = ew_replace_member(a, i, bdev);
+			if (ret) {
+				ew_member_forget(a, i, "replacement failed");
+				return ret;
+			}
 			continue;
 		}
-		spin_lock_irqsave(&a->lock, flags);
-		ew_member_fail(a, i, "removed from the table");
-		a->m[i].bdev = NULL;
-		a->data_dev[i] = 0;
-		spin_unlock_irqrestore(&a->lock, flags);
-		ew_md_forget_member(a->md, i);
+		ew_member_forget(a, i, "removed from the table");
 	}
 	/*
 	 * Before the first write: a new superblock generation saying the
