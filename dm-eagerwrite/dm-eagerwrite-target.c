@@ -237,6 +237,7 @@ struct ew_array {
 	struct ew_md *md;		/* the persistent map */
 	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
 	u64 lost_seen;			/* ew_md_lost_seq() handled */
+	bool lost_pending;		/* ... and no waiter was told yet */
 	u64 resync_next;		/* stale-replica scan cursor */
 
 	wait_queue_head_t throttle_wait;
@@ -1864,7 +1865,7 @@ static void ew_commit_work(struct work_struct *work)
 	struct bio *bio;
 	unsigned long flags;
 	u64 durable, errs, lost, lost_first;
-	bool failed, more, kick_prop;
+	bool failed, more, kick_prop, told = false;
 	u32 i;
 
 	/*
@@ -1894,12 +1895,14 @@ static void ew_commit_work(struct work_struct *work)
 		/*
 		 * A commit lost writes (a member holding their only copy
 		 * failed its flush): every waiter there now that covers
-		 * them fails, now or when its own block is durable.  Those
-		 * that arrive later do not (the loss is reported once, as
-		 * the kernel log says).
+		 * them fails, now or when its own block is durable; with
+		 * none there, the next flush fails (ew_map).  The loss is
+		 * reported once, like a writeback error.
 		 */
-		if (lost != a->lost_seen && io->commit_seq >= lost_first)
+		if (lost != a->lost_seen && io->commit_seq >= lost_first) {
 			bio->bi_status = BLK_STS_IOERR;
+			told = true;
+		}
 		if (io->commit_seq <= durable) {
 			bio_list_add(&done, bio);
 		} else if (failed) {
@@ -1910,6 +1913,8 @@ static void ew_commit_work(struct work_struct *work)
 		}
 	}
 	a->commit_wait = keep;
+	if (lost != a->lost_seen)
+		a->lost_pending = !told;
 	a->lost_seen = lost;
 	more = !bio_list_empty(&a->commit_wait);
 	ew_release_frees(a);
@@ -2451,6 +2456,12 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		if (ew_md_failed(a->md))
 			return DM_MAPIO_KILL;
 		spin_lock_irqsave(&a->lock, flags);
+		/* lost writes no waiter was told of: this flush covers them */
+		if (a->lost_pending) {
+			a->lost_pending = false;
+			spin_unlock_irqrestore(&a->lock, flags);
+			return DM_MAPIO_KILL;
+		}
 		io->commit_seq = ew_md_flush_seq(a->md);
 		if (io->commit_seq)
 			bio_list_add(&a->commit_wait, bio);
