@@ -251,7 +251,7 @@ static int ewfault_message(struct dm_target *ti, unsigned int argc,
 	spin_unlock_irqrestore(&ef->lock, flags);
 	return 0;
 bad:
-	DMWARN("invalid message (expected fail_flushes 0|1, fail_nth_write N, fail_writes_from S|off, delay_ms 0..%u or clear)",
+	DMWARN("invalid message: see the top of dm-ewfault.c (delay_ms at most %u)",
 	       EWFAULT_MAX_DELAY_MS);
 	return -EINVAL;
 }
