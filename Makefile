@@ -135,3 +135,9 @@ clean:
 .PHONY: hddsim
 hddsim: deps
 	$(MAKE) -C tests/hddsim KVER=$(GUEST_KVER)
+
+# The fault-injecting test target (tests/ewfault/, not shipped); scripts/
+# vmtest builds it before the guest suites.
+.PHONY: ewfault
+ewfault: deps
+	$(MAKE) -C tests/ewfault KVER=$(GUEST_KVER)

@@ -95,6 +95,7 @@ struct ew_md {
 
 	struct mutex io_mutex;		/* process-context calls, sb */
 	struct ew_meta_sb sb;		/* the durable superblock */
+	bool map_changed;		/* not journalled: checkpoint it */
 	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
 
 	/* under *lock */
@@ -105,7 +106,9 @@ struct ew_md {
 	u64 durable_seq;
 	u64 resv;
 	u64 dirty;			/* members written since the commit */
+	u64 dirty_sole;			/* ... holding a write's only copy */
 	u64 member_errors;
+	u64 lost_first, lost_seq;	/* the last commit that lost writes */
 	u64 dfree_safe;
 	u64 commits;
 	u64 checkpoints;
@@ -323,10 +326,19 @@ u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count)
 	return md->open_seq;
 }
 
-void ew_md_member_dirty(struct ew_md *md, u32 disk)
+void ew_md_member_dirty(struct ew_md *md, u32 disk, bool sole)
 {
 	lockdep_assert_held(md->lock);
 	md->dirty |= BIT_ULL(disk);
+	if (sole)
+		md->dirty_sole |= BIT_ULL(disk);
+}
+
+u64 ew_md_lost_seq(struct ew_md *md, u64 *first)
+{
+	lockdep_assert_held(md->lock);
+	*first = md->lost_first;
+	return md->lost_seq;
 }
 
 u64 ew_md_flush_seq(struct ew_md *md)
@@ -380,9 +392,12 @@ u64 ew_md_member_errors(struct ew_md *md)
 /* ---------------------------------------------------------------- */
 /* Commit and checkpoint: process context, io_mutex held. */
 
+static int __ew_md_set_member_state(struct ew_md *md, u64 failed,
+				    u64 rebuilding);
+
 static int __ew_md_commit(struct ew_md *md)
 {
-	u64 dirty, last, s, bad;
+	u64 dirty, sole, last, s, bad, dead, first;
 	u32 tries;
 	bool again;
 	int ret;
@@ -394,7 +409,9 @@ static int __ew_md_commit(struct ew_md *md)
 			return -EIO;
 		}
 		dirty = md->dirty;
+		sole = md->dirty_sole;
 		md->dirty = 0;
+		md->dirty_sole = 0;
 		again = false;
 		if (!ew_meta_jbuf_empty(&md->open)) {
 			if (ew_md_free_bufs(md))
@@ -408,8 +425,13 @@ static int __ew_md_commit(struct ew_md *md)
 		if (last == s)
 			return 0;
 
-		/* 2. the data the records point at is durable first */
-		ret = ew_md_flush_members(md, dirty, &bad);
+		/*
+		 * 2. the data the records point at is durable first.  A
+		 * member failed on disk is not asked (it may hang for the
+		 * whole retry time): what it was given counts as lost.
+		 */
+		dead = dirty & md->sb.member_failed;
+		ret = ew_md_flush_members(md, dirty & ~dead, &bad);
 		/*
 		 * A member whose flush fails is asked again for as long as
 		 * the target's failure policy lets a member return errors
@@ -420,14 +442,35 @@ static int __ew_md_commit(struct ew_md *md)
 			msleep(EW_MD_FLUSH_RETRY_MS);
 			ret = ew_md_flush_members(md, bad, &bad);
 		}
+		/*
+		 * A member whose flush failed may have lost what it
+		 * acknowledged: it is failed on disk (superblock, FUA)
+		 * before any journal block of this commit can say its
+		 * replicas are current, so that recovery never trusts
+		 * them.  Writes whose only copy it held are lost: the
+		 * commit records that (lost_seq) and the target fails the
+		 * waiters it covers.  Its safe point for frees is not
+		 * taken (see 4).
+		 */
 		if (bad) {
-			DMERR_LIMIT("flush of members %llx failed", bad);
+			DMERR_LIMIT("flush of members %llx failed: failing them",
+				    bad);
+			ret = __ew_md_set_member_state(md, md->sb.member_failed |
+						       bad, md->sb.member_rebuilding &
+						       ~bad);
+			if (ret)
+				return ret;
 			spin_lock_irq(md->lock);
 			md->member_errors |= bad;
 			spin_unlock_irq(md->lock);
 		}
+		bad |= dead;
+		if (bad & sole)
+			DMERR("writes lost: members %llx held their only copy",
+			      bad & sole);
 		/* 3. then the journal, one block after the other */
-		for (s = s + 1; s <= last; s++) {
+		first = s + 1;
+		for (s = first; s <= last; s++) {
 			if (WARN_ON_ONCE(ew_meta_journal_full(&md->sb, s))) {
 				ew_md_fail(md, "journal (ring full)", -ENOSPC);
 				return -EIO;
@@ -444,7 +487,12 @@ static int __ew_md_commit(struct ew_md *md)
 			/* 4. durable: waiters and deferred frees may go */
 			spin_lock_irq(md->lock);
 			md->durable_seq = s;
-			md->dfree_safe = md->jmark[s % EW_MD_JBUFS];
+			if (bad & sole) {
+				md->lost_first = first;
+				md->lost_seq = s;
+			} else {
+				md->dfree_safe = md->jmark[s % EW_MD_JBUFS];
+			}
 			spin_unlock_irq(md->lock);
 		}
 		spin_lock_irq(md->lock);
@@ -486,7 +534,7 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 
 static int __ew_md_checkpoint(struct ew_md *md, bool clean)
 {
-	struct ew_meta_sb nsb = md->sb;
+	struct ew_meta_sb nsb;
 	u32 area = ew_meta_ckpt_next_area(&md->sb);
 	u64 seq = ew_meta_ckpt_next_seq(&md->sb), start, idx, i, n;
 	int ret;
@@ -529,7 +577,11 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean)
 		ew_md_fail(md, "metadata flush", ret);
 		return ret;
 	}
-	/* 4. the superblock naming it, in the other slot */
+	/*
+	 * 4. the superblock naming it, in the other slot; taken now, as a
+	 * commit above may have failed a member (a new md->sb)
+	 */
+	nsb = md->sb;
 	ew_meta_sb_commit_ckpt(&nsb, area, seq, start);
 	nsb.flags = clean ? EW_META_SB_CLEAN : 0;
 	ret = ew_md_write_sb(md, &nsb);
@@ -552,10 +604,14 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 		mutex_unlock(&md->io_mutex);
 		return -EIO;
 	}
-	/* nothing logged since the last checkpoint: the flag is enough */
+	/*
+	 * nothing logged since the last checkpoint and no change made
+	 * without a record (ew_md_map_changed): the flag is enough
+	 */
 	spin_lock_irq(md->lock);
 	idle = ew_meta_jbuf_empty(&md->open) &&
-	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq;
+	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq &&
+	       !md->map_changed;
 	spin_unlock_irq(md->lock);
 	if (idle) {
 		ret = 0;
@@ -569,9 +625,18 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 		}
 	} else {
 		ret = __ew_md_checkpoint(md, clean);
+		if (!ret)
+			md->map_changed = false;
 	}
 	mutex_unlock(&md->io_mutex);
 	return ret;
+}
+
+void ew_md_map_changed(struct ew_md *md)
+{
+	mutex_lock(&md->io_mutex);
+	md->map_changed = true;
+	mutex_unlock(&md->io_mutex);
 }
 
 int ew_md_set_clean(struct ew_md *md, bool clean)
@@ -1014,6 +1079,8 @@ int ew_md_set_member_state(struct ew_md *md, u64 failed, u64 rebuilding)
 	int ret;
 
 	mutex_lock(&md->io_mutex);
+	/* a commit may have failed a member the caller does not know of */
+	failed |= md->sb.member_failed;
 	ret = __ew_md_set_member_state(md, failed, rebuilding);
 	mutex_unlock(&md->io_mutex);
 	return ret;
@@ -1032,6 +1099,8 @@ int ew_md_set_member_state(struct ew_md *md, u64 failed, u64 rebuilding)
 int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 			 u64 failed, u64 rebuilding)
 {
+	struct block_device *old_bdev;
+	u64 old_failed, old_rebuilding;
 	int ret;
 
 	mutex_lock(&md->io_mutex);
@@ -1049,11 +1118,21 @@ int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 		md->sb.member_gen[i]--;
 		goto out;
 	}
+	old_bdev = md->data[i];
+	old_failed = md->sb.member_failed;
+	old_rebuilding = md->sb.member_rebuilding;
 	md->data[i] = bdev;
 	md->sb.member_failed = failed & ~BIT_ULL(i);
 	md->sb.member_rebuilding = (rebuilding | BIT_ULL(i)) &
 		~md->sb.member_failed;
 	ret = __ew_md_checkpoint(md, false);
+	if (ret) {
+		/* not durable: the member stays failed, its device unused */
+		md->data[i] = old_bdev;
+		md->sb.member_failed = old_failed;
+		md->sb.member_rebuilding = old_rebuilding;
+		md->sb.member_gen[i]--;
+	}
 out:
 	mutex_unlock(&md->io_mutex);
 	return ret;

@@ -72,8 +72,18 @@ void ew_md_unreserve(struct ew_md *md, u32 units);
  */
 u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas);
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count);
-/* A write to member disk completed: the next commit flushes it. */
-void ew_md_member_dirty(struct ew_md *md, u32 disk);
+/*
+ * A write to member disk completed: the next commit flushes it.  sole:
+ * it holds the only acknowledged copy of the write, which a failed flush
+ * of disk then loses.
+ */
+void ew_md_member_dirty(struct ew_md *md, u32 disk, bool sole);
+/*
+ * The journal blocks *first .. return value made durable by the last
+ * commit in which a member holding a write's only copy failed its flush
+ * (0: none): the flushes and FUA writes that cover them fail.
+ */
+u64 ew_md_lost_seq(struct ew_md *md, u64 *first);
 /* The journal seq a flush arriving now waits for; 0: nothing to wait for. */
 u64 ew_md_flush_seq(struct ew_md *md);
 u64 ew_md_durable_seq(struct ew_md *md);
@@ -89,7 +99,16 @@ int ew_md_commit(struct ew_md *md);
 bool ew_md_checkpoint_due(struct ew_md *md);
 int ew_md_checkpoint(struct ew_md *md, bool clean);
 int ew_md_set_clean(struct ew_md *md, bool clean);
-/* Members whose flush failed since the last call (bit per member). */
+/*
+ * The map changed without journal records (the demotions after an
+ * unclean shutdown): the next checkpoint writes the map, never only the
+ * clean flag.
+ */
+void ew_md_map_changed(struct ew_md *md);
+/*
+ * Members whose flush failed since the last call (bit per member); the
+ * commit has already failed them in the superblock.
+ */
 u64 ew_md_member_errors(struct ew_md *md);
 
 /*

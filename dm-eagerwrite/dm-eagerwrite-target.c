@@ -236,6 +236,8 @@ struct ew_array {
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
 	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
+	u64 lost_seen;			/* ew_md_lost_seq() handled */
+	bool lost_pending;		/* ... and no waiter was told yet */
 	u64 resync_next;		/* stale-replica scan cursor */
 
 	wait_queue_head_t throttle_wait;
@@ -757,7 +759,8 @@ static void ew_write_done(struct ew_io *io)
 			logged = true;
 			for (r = 0; r < mirrors; r++)
 				if (io->ok_mask & (1U << r))
-					ew_md_member_dirty(a->md, rep[r].disk);
+					ew_md_member_dirty(a->md, rep[r].disk,
+							   hweight8(io->ok_mask) == 1);
 			ew_defer_frees(a, rep, freed);
 			ew_unlose(a, io->lblock);
 			for (r = 0; r < mirrors; r++) {
@@ -1380,7 +1383,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 				       d->dst, home[d->r], &freed)) {
 			/* the record before the free, as for writes */
 			ew_md_log_block(a->md, d->lblock, 1U << d->r);
-			ew_md_member_dirty(a->md, d->dst_disk);
+			ew_md_member_dirty(a->md, d->dst_disk, false);
 			logged = true;
 			ew_count(a, EW_C_BG_WRITES);
 		}
@@ -1740,9 +1743,8 @@ static void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
  * Writes the member state to the superblock when it changed (a member
  * failed, a rebuild ended), from the commit workqueue: it sleeps.
  */
-static void ew_state_work(struct work_struct *work)
+static void ew_member_state_sync(struct ew_array *a)
 {
-	struct ew_array *a = container_of(work, struct ew_array, state_work);
 	unsigned long flags;
 	u64 failed, rebuilding;
 
@@ -1750,6 +1752,11 @@ static void ew_state_work(struct work_struct *work)
 	ew_member_masks(a, &failed, &rebuilding);
 	spin_unlock_irqrestore(&a->lock, flags);
 	ew_md_set_member_state(a->md, failed, rebuilding);
+}
+
+static void ew_state_work(struct work_struct *work)
+{
+	ew_member_state_sync(container_of(work, struct ew_array, state_work));
 }
 
 /*
@@ -1802,7 +1809,7 @@ static int ew_replace_member(struct ew_array *a, u32 i,
 	int ret;
 
 	lost = ew_member_stale_all(a, i);
-	cancel_work_sync(&a->state_work);
+	flush_work(&a->state_work);
 	spin_lock_irqsave(&a->lock, flags);
 	ew_member_masks(a, &failed, &rebuilding);
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -1888,10 +1895,17 @@ static void ew_commit_work(struct work_struct *work)
 	struct bio_list done, keep;
 	struct bio *bio;
 	unsigned long flags;
-	u64 durable, errs;
-	bool failed, more, kick_prop;
+	u64 durable, errs, lost, lost_first;
+	bool failed, more, kick_prop, told = false;
 	u32 i;
 
+	/*
+	 * A member failed in memory (write errors) is failed on disk
+	 * before this commit's journal can call its replicas current, and
+	 * the commit does not flush it.
+	 */
+	if (!ew_md_failed(a->md))
+		ew_member_state_sync(a);
 	if (!ew_md_commit(a->md) && ew_md_checkpoint_due(a->md))
 		ew_md_checkpoint(a->md, false);
 	errs = ew_md_member_errors(a->md);
@@ -1909,9 +1923,21 @@ static void ew_commit_work(struct work_struct *work)
 		ew_event(a);
 	}
 	durable = ew_md_durable_seq(a->md);
+	lost = ew_md_lost_seq(a->md, &lost_first);
 	while ((bio = bio_list_pop(&a->commit_wait))) {
 		struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 
+		/*
+		 * A commit lost writes (a member holding their only copy
+		 * failed its flush): every waiter there now that covers
+		 * them fails, now or when its own block is durable; with
+		 * none there, the next flush fails (ew_map).  The loss is
+		 * reported once, like a writeback error.
+		 */
+		if (lost != a->lost_seen && io->commit_seq >= lost_first) {
+			bio->bi_status = BLK_STS_IOERR;
+			told = true;
+		}
 		if (io->commit_seq <= durable) {
 			bio_list_add(&done, bio);
 		} else if (failed) {
@@ -1922,6 +1948,9 @@ static void ew_commit_work(struct work_struct *work)
 		}
 	}
 	a->commit_wait = keep;
+	if (lost != a->lost_seen)
+		a->lost_pending = !told;
+	a->lost_seen = lost;
 	more = !bio_list_empty(&a->commit_wait);
 	ew_release_frees(a);
 	kick_prop = a->pending;
@@ -1951,7 +1980,9 @@ static void ew_array_free(struct ew_array *a)
 	}
 	if (a->commit_wq) {
 		cancel_delayed_work_sync(&a->commit_work);
-		cancel_work_sync(&a->state_work);
+		/* a member failed meanwhile is failed on disk too */
+		if (a->md)
+			flush_work(&a->state_work);
 		destroy_workqueue(a->commit_wq);
 	}
 	/* no table is live (postsuspend cleared event_ti): nothing to raise */
@@ -2112,9 +2143,12 @@ bad:
 
 /*
  * After the map is loaded: the free maps from the map (a block is free
- * iff nothing points at it; homes stay allocated), and for raid10 after
- * an unclean shutdown every written block demoted to its lowest
- * up-to-date replica (its other homes may hold an interrupted write).
+ * iff nothing points at it; homes stay allocated), and for raid10 and
+ * ddm after an unclean shutdown every written block demoted to its
+ * lowest up-to-date replica: raid10's other homes may hold an
+ * interrupted write, and ddm's home may hold a home copy or a home
+ * discard started before the record that made it was durable (the
+ * durable map still calls the home and the partner current).
  * Returns the number of blocks demoted.
  */
 static u64 ew_array_rebuild(struct ew_array *a, bool demote)
@@ -2179,7 +2213,9 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 	const char *error = "Cannot load the metadata";
 	const char *name = dm_table_device_name(t->ti->table);
 	u64 t0 = ew_now(), demoted;
-	bool raid10 = g->p.layout == EW_LAYOUT_RAID10;
+	/* layouts that write a fixed home in place, see ew_array_rebuild */
+	bool homes = g->p.layout == EW_LAYOUT_RAID10 ||
+		     g->p.layout == EW_LAYOUT_DDM;
 	u32 i;
 	int ret;
 
@@ -2196,7 +2232,10 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		return 0;
 	}
 	ew_array_member_state(a);
-	demoted = ew_array_rebuild(a, raid10 && !res.clean);
+	demoted = ew_array_rebuild(a, homes && !res.clean);
+	/* not journalled: only a checkpoint keeps them */
+	if (demoted)
+		ew_md_map_changed(a->md);
 	/* a second crash must not replay again: checkpoint at once */
 	if (res.replayed || !res.clean) {
 		ret = ew_md_checkpoint(a->md, true);
@@ -2456,6 +2495,12 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 		if (ew_md_failed(a->md))
 			return DM_MAPIO_KILL;
 		spin_lock_irqsave(&a->lock, flags);
+		/* lost writes no waiter was told of: this flush covers them */
+		if (a->lost_pending) {
+			a->lost_pending = false;
+			spin_unlock_irqrestore(&a->lock, flags);
+			return DM_MAPIO_KILL;
+		}
 		io->commit_seq = ew_md_flush_seq(a->md);
 		if (io->commit_seq)
 			bio_list_add(&a->commit_wait, bio);
@@ -2584,9 +2629,26 @@ static void ew_postsuspend(struct dm_target *ti)
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
-	/* clean shutdown: all in a checkpoint, nothing left to replay */
+	/*
+	 * clean shutdown: all in a checkpoint, nothing left to replay; the
+	 * member state first (the checkpoint's superblock keeps it)
+	 */
+	flush_work(&a->state_work);
 	if (!ew_md_failed(a->md))
 		ew_md_checkpoint(a->md, true);
+}
+
+/* Member i has no device: failed, and nothing of it is used. */
+static void ew_member_forget(struct ew_array *a, u32 i, const char *why)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_fail(a, i, why);
+	a->m[i].bdev = NULL;
+	a->data_dev[i] = 0;
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_md_forget_member(a->md, i);
 }
 
 /*
@@ -2594,29 +2656,32 @@ static void ew_postsuspend(struct dm_target *ti)
  * (ew_array_matches allowed it) takes effect here, when dm has suspended
  * the old table: the array has no I/O in flight.  A replacement is
  * labelled and checkpointed before the array resumes (ew_replace_member).
+ * When the replacement fails, so does the resume: the member stays failed
+ * with no device (the old table's is released with it), the superblock
+ * and the metadata's device list as they were; a later table may try
+ * again.
  */
 static int ew_preresume(struct dm_target *ti)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
 	struct block_device *bdev;
-	unsigned long flags;
 	u32 i;
+	int ret;
 
 	for (i = 0; i < t->nr; i++) {
 		bdev = t->dev[i] ? t->dev[i]->bdev : NULL;
 		if (bdev == a->m[i].bdev)
 			continue;
 		if (bdev) {
-			ew_replace_member(a, i, bdev);
+			ret = ew_replace_member(a, i, bdev);
+			if (ret) {
+				ew_member_forget(a, i, "replacement failed");
+				return ret;
+			}
 			continue;
 		}
-		spin_lock_irqsave(&a->lock, flags);
-		ew_member_fail(a, i, "removed from the table");
-		a->m[i].bdev = NULL;
-		a->data_dev[i] = 0;
-		spin_unlock_irqrestore(&a->lock, flags);
-		ew_md_forget_member(a->md, i);
+		ew_member_forget(a, i, "removed from the table");
 	}
 	/*
 	 * Before the first write: a new superblock generation saying the

@@ -195,3 +195,30 @@ wipe_members() {
 	done
 	wipe_array
 }
+
+# The fault-injecting test target (tests/ewfault, carried by vm-run to
+# /ew/modules/ewfault.ko; scripts/vmtest builds it).
+load_ewfault() {
+	dmsetup targets 2>/dev/null | grep -q '^ewfault ' && return 0
+	insmod /ew/modules/ewfault.ko 2>/dev/null
+	dmsetup targets 2>/dev/null | grep -q '^ewfault '
+}
+ewfault_field() {	# ewfault_field DEV N: Nth INFO field (1 = flushes)
+	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'
+}
+# ewfault_members PREFIX N: a new array's members PREFIX0..PREFIX<N-1>,
+# each an ewfault device over the guest disk of that index with its label
+# zeroed (an old one is removed first), and the metadata's first MiB
+# zeroed (both superblock slots).
+ewfault_members() {
+	local p=$1 n=$2 i sz
+	# shellcheck disable=SC2206
+	local d=($EW_DISKS)
+	for ((i = 0; i < n; i++)); do
+		dmsetup remove "$p$i" 2>/dev/null
+		dd if=/dev/zero of="${d[$i]}" bs=4096 count=1 oflag=direct 2>/dev/null
+		sz=$(blockdev --getsz "${d[$i]}")
+		dmsetup create "$p$i" --table "0 $sz ewfault ${d[$i]} 0" || return 1
+	done
+	dd if=/dev/zero of="$EW_META" bs=1M count=1 oflag=direct 2>/dev/null
+}
