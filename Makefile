@@ -4,7 +4,7 @@
 #
 #   make              module (against Debian's headers) and userspace tools
 #   make check        every suite: unit, kunit, vmtest (non-zero on failure)
-#   make demo         boot a 36-disk guest and compare the three layouts
+#   make demo         36 emulated disks: the three layouts against md raid10
 #
 # Other targets: module, userspace, check-unit, kunit, vmtest, check-crash,
 # sim-figures, bench, sparse, checkpatch, clean.
