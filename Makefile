@@ -9,7 +9,7 @@
 #                     boot-time assembly unit (systemd/)
 #   make check        every suite: build, unit, tools, fuzz, kunit, vm
 #                     (non-zero on failure)
-#   make demo         boot a guest and compare the three layouts
+#   make demo         emulated disks: the three layouts against md raid10
 #
 # KVER: the kernel to build for (default: the running kernel when its
 # headers are installed, else Debian's linux-headers-amd64; scripts/kver).

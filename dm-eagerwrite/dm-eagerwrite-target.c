@@ -2327,6 +2327,13 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = (char *)why;
 		goto bad;
 	}
+	/*
+	 * sync 1 must be asked for (the default is 2): say once per table
+	 * load what it risks, so that the log of a lost block explains it.
+	 */
+	if (ew_table_risk(&t->args))
+		DMWARN("%s: %s; one member failure in that window loses it",
+		       dm_table_device_name(ti->table), ew_table_risk(&t->args));
 	if (t->args.delay_queue < t->args.mirrors - t->args.sync + 1) {
 		ti->error = "delay_queue smaller than the replicas of one write";
 		ret = -EINVAL;

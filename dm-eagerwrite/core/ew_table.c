@@ -116,6 +116,7 @@ static const struct ew_key_info {
 	u32 layouts;
 	enum ew_table_err dup;
 	enum ew_table_err forbidden[EW_LAYOUT_NR];
+	bool printed;	/* TABLE prints it even when not given */
 } ew_keys[EW_KEY_NR] = {
 	[EW_KEY_MIRRORS] = { "mirrors", EW_ALL_LAYOUTS, EW_TERR_DUP_MIRRORS },
 	[EW_KEY_DILUTION] = {
@@ -124,7 +125,9 @@ static const struct ew_key_info {
 		EW_TERR_DUP_DILUTION,
 		{ [EW_LAYOUT_RAID10] = EW_TERR_DILUTION_RAID10 },
 	},
-	[EW_KEY_SYNC] = { "sync", EW_ALL_LAYOUTS, EW_TERR_DUP_SYNC },
+	[EW_KEY_SYNC] = {
+		"sync", EW_ALL_LAYOUTS, EW_TERR_DUP_SYNC, { 0 }, true
+	},
 	[EW_KEY_CHUNK_SECTORS] = {
 		"chunk_sectors", EW_ALL_LAYOUTS, EW_TERR_DUP_CHUNK
 	},
@@ -218,6 +221,11 @@ static enum ew_table_err ew_parse_value(struct ew_table_args *t,
 		t->dilution_x100 = v;
 		break;
 	case EW_KEY_SYNC:
+		/*
+		 * A new mode (a value or a word) is added here and printed
+		 * back by ew_out_layout(); TABLE always prints sync, so a
+		 * line keeps its mode across versions.
+		 */
 		if (ew_parse_u32(s, &v) || v < 1 || v > 2)
 			return EW_TERR_SYNC;
 		t->sync = v;
@@ -447,6 +455,13 @@ int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
 	return 0;
 }
 
+const char *ew_table_risk(const struct ew_table_args *t)
+{
+	if (t->sync < 2 && t->mirrors >= 2)
+		return "sync 1: a write has one durable copy until its delayed replica is written";
+	return NULL;
+}
+
 void ew_table_geom_params(const struct ew_table_args *t, u64 disk_sectors,
 			  struct ew_geom_params *p)
 {
@@ -501,6 +516,11 @@ static void ew_out_u32(struct ew_out *o, u32 v)
 	ew_out_str(o, num);
 }
 
+static bool ew_key_printed(const struct ew_table_args *t, unsigned int k)
+{
+	return (t->given & (1U << k)) || ew_keys[k].printed;
+}
+
 static void ew_out_layout(struct ew_out *o, const struct ew_table_args *t)
 {
 	char dil[16];
@@ -508,13 +528,13 @@ static void ew_out_layout(struct ew_out *o, const struct ew_table_args *t)
 	u32 v;
 
 	for (k = 0; k < EW_KEY_NR; k++)
-		if (t->given & (1U << k))
+		if (ew_key_printed(t, k))
 			nargs += 2;
 	ew_out_str(o, ew_layout_name(t->layout));
 	ew_out_str(o, " ");
 	ew_out_u32(o, nargs);
 	for (k = 0; k < EW_KEY_NR; k++) {
-		if (!(t->given & (1U << k)))
+		if (!ew_key_printed(t, k))
 			continue;
 		ew_out_str(o, " ");
 		ew_out_str(o, ew_keys[k].name);

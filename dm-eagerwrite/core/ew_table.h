@@ -32,7 +32,14 @@ enum ew_key {
 
 #define EW_DEFAULT_MIRRORS		2
 #define EW_DEFAULT_DILUTION_X100	200
-#define EW_DEFAULT_SYNC			1
+/*
+ * sync: the replicas written before a write is acknowledged.  The
+ * default is 2 (mirrors is at least 2): every acknowledged write, and
+ * every write a completed flush covers, has two durable copies, as on
+ * md raid10.  sync 1 (the paper's "Delay") must be asked for: a recent
+ * write then has one durable copy until its delayed replica is written.
+ */
+#define EW_DEFAULT_SYNC			2
 #define EW_DEFAULT_CHUNK_SECTORS	128
 #define EW_DEFAULT_BLOCK_SIZE		4096
 #define EW_DEFAULT_DELAY_QUEUE		10000
@@ -73,13 +80,22 @@ bool ew_table_dev_missing(const struct ew_table_args *t, u32 i);
  */
 bool ew_table_missing_ok(const struct ew_table_args *t);
 
+/*
+ * What a parsed table risks, in one sentence for a log line or a tool's
+ * warning, or NULL: sync 1 with mirrors >= 2 acknowledges a write with
+ * one durable copy until its delayed replica is written.
+ */
+const char *ew_table_risk(const struct ew_table_args *t);
+
 /* Geometry parameters of a parsed table for members of disk_sectors. */
 void ew_table_geom_params(const struct ew_table_args *t, u64 disk_sectors,
 			  struct ew_geom_params *p);
 
 /*
  * Prints "<layout> <#layout_args> [<key> <value>]..." with the keys that
- * were given, in canonical order, so that the line reloads exactly.
+ * were given and sync always (the durability a write gets is never left
+ * to a default a later version might change), in canonical order, so
+ * that the line reloads exactly.
  * Returns the length it would print (snprintf semantics).
  */
 int ew_table_format_layout(const struct ew_table_args *t, char *buf,

@@ -72,21 +72,25 @@ struct ew_good_line {
 
 #define B(k)	(1U << EW_KEY_##k)
 
-/* Defaults from the issue: mirrors 2, dilution 2, sync 1, chunk 128,
- * block 4096, delay_queue 10000.
+/* Defaults: mirrors 2, dilution 2, sync 2 (every acknowledged write has
+ * two durable copies), chunk 128, block 4096, delay_queue 10000.  TABLE
+ * prints sync even when it was not given.
  */
 static const struct ew_good_line ew_good_lines[] = {
-	{ "raid10 defaults", "raid10 0", NULL, 2, "",
-	  EW_LAYOUT_RAID10, 2, 200, 1, 128, 4096, 10000, 0 },
-	{ "raid10 defaults, no features", "raid10 0", NULL, 2, " 0",
-	  EW_LAYOUT_RAID10, 2, 200, 1, 128, 4096, 10000, 0 },
+	{ "raid10 defaults", "raid10 0", "raid10 2 sync 2", 2, "",
+	  EW_LAYOUT_RAID10, 2, 200, 2, 128, 4096, 10000, 0 },
+	{ "raid10 defaults, no features", "raid10 0", "raid10 2 sync 2", 2,
+	  " 0", EW_LAYOUT_RAID10, 2, 200, 2, 128, 4096, 10000, 0 },
 	{ "paper 2x9x2 Sync", "ew 6 mirrors 2 dilution 2 sync 2", NULL, 36,
 	  " 0", EW_LAYOUT_EW, 2, 200, 2, 128, 4096, 10000,
 	  B(MIRRORS) | B(DILUTION) | B(SYNC) },
-	{ "ddm dilution 1.5", "ddm 2 dilution 1.5", NULL, 4, "",
-	  EW_LAYOUT_DDM, 2, 150, 1, 128, 4096, 10000, B(DILUTION) },
-	{ "ddm mirrors 2", "ddm 2 mirrors 2", NULL, 2, "",
-	  EW_LAYOUT_DDM, 2, 200, 1, 128, 4096, 10000, B(MIRRORS) },
+	{ "paper 2x9x2 Delay", "ew 6 mirrors 2 dilution 2 sync 1", NULL, 36,
+	  " 0", EW_LAYOUT_EW, 2, 200, 1, 128, 4096, 10000,
+	  B(MIRRORS) | B(DILUTION) | B(SYNC) },
+	{ "ddm dilution 1.5", "ddm 2 dilution 1.5", "ddm 4 dilution 1.5 sync 2",
+	  4, "", EW_LAYOUT_DDM, 2, 150, 2, 128, 4096, 10000, B(DILUTION) },
+	{ "ddm mirrors 2", "ddm 2 mirrors 2", "ddm 4 mirrors 2 sync 2", 2, "",
+	  EW_LAYOUT_DDM, 2, 200, 2, 128, 4096, 10000, B(MIRRORS) },
 	{ "ew 3 mirrors 1.33", "ew 6 mirrors 3 dilution 1.33 sync 2", NULL, 6,
 	  "", EW_LAYOUT_EW, 3, 133, 2, 128, 4096, 10000,
 	  B(MIRRORS) | B(DILUTION) | B(SYNC) },
@@ -95,21 +99,25 @@ static const struct ew_good_line ew_good_lines[] = {
 	  NULL, 8, " 0", EW_LAYOUT_RAID10, 4, 200, 2, 256, 8192, 100000,
 	  B(MIRRORS) | B(SYNC) | B(CHUNK_SECTORS) | B(BLOCK_SIZE) |
 	  B(DELAY_QUEUE) },
-	{ "ew 64K blocks", "ew 2 block_size 65536", NULL, 2, "",
-	  EW_LAYOUT_EW, 2, 200, 1, 128, 65536, 10000, B(BLOCK_SIZE) },
-	{ "ew 8 mirrors", "ew 2 mirrors 8", NULL, 64, "",
-	  EW_LAYOUT_EW, 8, 200, 1, 128, 4096, 10000, B(MIRRORS) },
-	{ "raid10 64 devices", "raid10 0", NULL, 64, " 0",
-	  EW_LAYOUT_RAID10, 2, 200, 1, 128, 4096, 10000, 0 },
+	{ "ew 64K blocks", "ew 2 block_size 65536",
+	  "ew 4 sync 2 block_size 65536", 2, "",
+	  EW_LAYOUT_EW, 2, 200, 2, 128, 65536, 10000, B(BLOCK_SIZE) },
+	{ "ew 8 mirrors", "ew 2 mirrors 8", "ew 4 mirrors 8 sync 2", 64, "",
+	  EW_LAYOUT_EW, 8, 200, 2, 128, 4096, 10000, B(MIRRORS) },
+	{ "raid10 64 devices", "raid10 0", "raid10 2 sync 2", 64, " 0",
+	  EW_LAYOUT_RAID10, 2, 200, 2, 128, 4096, 10000, 0 },
 	{ "keys out of order", "ew 4 sync 2 mirrors 2", "ew 4 mirrors 2 sync 2",
 	  2, "", EW_LAYOUT_EW, 2, 200, 2, 128, 4096, 10000, B(MIRRORS) | B(SYNC) },
-	{ "dilution 1.50 prints 1.5", "ew 2 dilution 1.50", "ew 2 dilution 1.5",
-	  2, "", EW_LAYOUT_EW, 2, 150, 1, 128, 4096, 10000, B(DILUTION) },
-	{ "defaults given explicitly", "ew 4 mirrors 2 sync 1", NULL, 4, "",
+	{ "dilution 1.50 prints 1.5", "ew 2 dilution 1.50",
+	  "ew 4 dilution 1.5 sync 2", 2, "", EW_LAYOUT_EW, 2, 150, 2, 128,
+	  4096, 10000, B(DILUTION) },
+	{ "defaults given explicitly", "ew 4 mirrors 2 sync 2", NULL, 4, "",
+	  EW_LAYOUT_EW, 2, 200, 2, 128, 4096, 10000, B(MIRRORS) | B(SYNC) },
+	{ "sync 1 given", "ew 4 mirrors 2 sync 1", NULL, 4, "",
 	  EW_LAYOUT_EW, 2, 200, 1, 128, 4096, 10000, B(MIRRORS) | B(SYNC) },
-	{ "chunk of one block", "ew 4 chunk_sectors 16 block_size 8192", NULL,
-	  2, "", EW_LAYOUT_EW, 2, 200, 1, 16, 8192, 10000,
-	  B(CHUNK_SECTORS) | B(BLOCK_SIZE) },
+	{ "chunk of one block", "ew 4 chunk_sectors 16 block_size 8192",
+	  "ew 6 sync 2 chunk_sectors 16 block_size 8192", 2, "", EW_LAYOUT_EW,
+	  2, 200, 2, 16, 8192, 10000, B(CHUNK_SECTORS) | B(BLOCK_SIZE) },
 };
 
 static void ew_good_line_desc(const struct ew_good_line *c, char *desc)
@@ -132,7 +140,8 @@ static void ew_expect_same_args(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, a->chunk_sectors, b->chunk_sectors);
 	KUNIT_EXPECT_EQ(test, a->block_size, b->block_size);
 	KUNIT_EXPECT_EQ(test, a->delay_queue, b->delay_queue);
-	KUNIT_EXPECT_EQ(test, a->given, b->given);
+	/* b reloads what TABLE printed for a: sync is named there */
+	KUNIT_EXPECT_EQ(test, a->given | B(SYNC), b->given);
 	KUNIT_EXPECT_STREQ(test, a->metadata_dev, b->metadata_dev);
 	KUNIT_ASSERT_EQ(test, a->nr_disks, b->nr_disks);
 	for (i = 0; i < a->nr_disks; i++)
@@ -184,6 +193,8 @@ static void ew_table_good(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, t->data_devs[i], buf);
 	}
 	KUNIT_EXPECT_EQ(test, t->nr_features, 0U);
+	/* only an explicit sync 1 risks a write to one member failure */
+	KUNIT_EXPECT_EQ(test, !!ew_table_risk(t), c->sync == 1);
 
 	/* The geometry the target builds from it. */
 	ew_table_geom_params(t, 123456, &gp);
@@ -490,7 +501,7 @@ static void ew_table_missing_members(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ew_table_dev_missing(t, 6));
 	KUNIT_EXPECT_TRUE(test, ew_table_missing_ok(t));
 	ew_table_format(t, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "raid10 0 meta 6 a - - - e f 0");
+	KUNIT_EXPECT_STREQ(test, buf, "raid10 2 sync 2 meta 6 a - - - e f 0");
 }
 
 static void ew_table_key_names(struct kunit *test)

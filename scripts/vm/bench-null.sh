@@ -65,7 +65,7 @@ make_table() {	# make_table CONFIG: the table line on stdout
 		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
 		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
 		echo "$t" ;;
-	raid10) ewctl table --layout raid10 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	raid10) ewctl table --layout raid10 --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	ddm) ewctl table --layout ddm --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	ew1) ewctl table --layout ew --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	ew2) ewctl table --layout ew --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;

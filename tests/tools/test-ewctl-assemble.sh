@@ -52,7 +52,7 @@ else nok "assemble: shuffled members ordered by their labels" "$out" "$err"; fi
 # The planned line is the one ewctl table builds for the same array with
 # every key written out (debug-mkmeta's array is the capacity of 64M).
 line=$(jq -r .table <<<"$out")
-want=$("$ewctl" table --layout ew --mirrors 2 --dilution 2 --sync 1 --chunk-sectors 128 \
+want=$("$ewctl" table --layout ew --mirrors 2 --dilution 2 --sync 2 --chunk-sectors 128 \
 	--block-size 4096 --delay-queue 10000 --metadata "$tmp/a-m" "${a[@]}")
 if [ "$line" = "$want" ]; then
 	ok "assemble: the table line is ewctl table's for the same array"

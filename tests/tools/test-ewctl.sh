@@ -108,15 +108,23 @@ expect_err "geometry refuses len > capacity" 1 \
 # --- table: lengths from the files; the smallest member counts
 # raid10 on 4: 60 MiB less the 1 MiB label area = 15104 blocks = 944 rows
 # of 16; 2 columns
-want="0 241664 eagerwrite raid10 0 $tmp/meta 4 ${devs4[*]} 0"
+want="0 241664 eagerwrite raid10 2 sync 2 $tmp/meta 4 ${devs4[*]} 0"
 if run 0 "$ewctl" table --layout raid10 --metadata "$tmp/meta" "${devs4[@]}" &&
    [ "$out" = "$want" ] && [ -z "$err" ]; then ok "table raid10 from file sizes"
 else nok "table raid10 from file sizes" "got:  $out" "want: $want" "$err"; fi
-# ew on 4, Dd 2: share 7552 blocks, 2 columns: 15104 blocks
+# ew on 4, Dd 2: share 7552 blocks, 2 columns: 15104 blocks; the default
+# sync is 2 and is written out, without a warning
 if run 0 "$ewctl" table --metadata "$tmp/meta" "${devs4[@]}" &&
-   [ "$out" = "0 120832 eagerwrite ew 0 $tmp/meta 4 ${devs4[*]} 0" ]; then
+   [ "$out" = "0 120832 eagerwrite ew 2 sync 2 $tmp/meta 4 ${devs4[*]} 0" ] &&
+   [ -z "$err" ]; then
 	ok "table ew default"
-else nok "table ew default" "$out"; fi
+else nok "table ew default" "$out" "$err"; fi
+# sync 1: the line all the same, and on stderr what it risks
+if run 0 "$ewctl" table --sync 1 --metadata "$tmp/meta" "${devs4[@]}" &&
+   [ "$out" = "0 120832 eagerwrite ew 2 sync 1 $tmp/meta 4 ${devs4[*]} 0" ] &&
+   grep -q '^ewctl: warning: sync 1: .*one durable copy.*one member failure in that window loses acknowledged data' <<<"$err"
+then ok "table sync 1 warns"
+else nok "table sync 1 warns" "$out" "$err"; fi
 
 # keys in canonical order whatever the options' order; only given ones
 if run 0 "$ewctl" table --delay-queue 100 --sync 2 --dilution 1.50 --mirrors 2 \
@@ -134,7 +142,7 @@ else nok "table 36 disks with --disk-size" "$out" "$err"; fi
 
 if run 0 "$ewctl" table --layout ddm --json --metadata "$tmp/meta" "${devs4[@]}" &&
    [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&
-   [ "$(json_get table)" = "0 $(json_get len_sectors) eagerwrite ddm 0 $tmp/meta 4 ${devs4[*]} 0" ] &&
+   [ "$(json_get table)" = "0 $(json_get len_sectors) eagerwrite ddm 2 sync 2 $tmp/meta 4 ${devs4[*]} 0" ] &&
    [ "$(json_get disk_sectors)" = 120832 ]; then ok "table json"
 else nok "table json" "$out"; fi
 
@@ -188,10 +196,10 @@ done
 line=$("$ewctl" table --chunk-sectors 64 --block-size 8192 --mirrors 2 --dilution 3 \
 	--metadata "$tmp/meta" "${devs4[@]}")
 read -ra w <<<"$line"
-if [ "${w[2]}" = eagerwrite ] && [ "${w[3]}" = ew ] && [ "${w[4]}" = 8 ] &&
+if [ "${w[2]}" = eagerwrite ] && [ "${w[3]}" = ew ] && [ "${w[4]}" = 10 ] &&
    line2=$("$ewctl" table --len "${w[1]}s" "--${w[5]}" "${w[6]}" \
 	   "--${w[7]}" "${w[8]}" "--${w[9]//_/-}" "${w[10]}" \
-	   "--${w[11]//_/-}" "${w[12]}" \
+	   "--${w[11]//_/-}" "${w[12]}" "--${w[13]//_/-}" "${w[14]}" \
 	   --metadata "$tmp/meta" "${devs4[@]}") && [ "$line" = "$line2" ]; then
 	ok "table line reloads exactly"
 else nok "table line reloads exactly" "$line" "${line2:-}"; fi

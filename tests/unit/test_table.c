@@ -246,6 +246,9 @@ static void test_defaults(void **state)
 	assert_int_equal(t.mirrors, EW_DEFAULT_MIRRORS);
 	assert_int_equal(t.dilution_x100, EW_DEFAULT_DILUTION_X100);
 	assert_int_equal(t.sync, EW_DEFAULT_SYNC);
+	/* safe by default: two durable copies of every acknowledged write */
+	assert_int_equal(t.sync, 2);
+	assert_null(ew_table_risk(&t));
 	assert_int_equal(t.chunk_sectors, EW_DEFAULT_CHUNK_SECTORS);
 	assert_int_equal(t.block_size, EW_DEFAULT_BLOCK_SIZE);
 	assert_int_equal(t.delay_queue, EW_DEFAULT_DELAY_QUEUE);
@@ -263,6 +266,37 @@ static void test_defaults(void **state)
 	assert_int_equal(t.sync, 2);
 	assert_int_equal(t.dilution_x100, 100);
 	assert_int_equal(t.given, (1U << EW_KEY_MIRRORS) | (1U << EW_KEY_SYNC));
+}
+
+/* sync 1 is an explicit choice, and what it risks is said. */
+static void test_sync1_risk(void **state)
+{
+	static const char *const safe[] = {
+		"ew 0 meta @4", "ew 2 sync 2 meta @4", "ddm 0 meta @2",
+		"raid10 2 mirrors 3 meta @6", "raid10 4 mirrors 3 sync 2 meta @6",
+	};
+	static const char *const risky[] = {
+		"ew 2 sync 1 meta @4", "ddm 2 sync 1 meta @2",
+		"raid10 4 mirrors 3 sync 1 meta @6",
+	};
+	struct words w;
+	struct ew_table_args t;
+	const char *err, *r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(safe); i++) {
+		split(&w, safe[i]);
+		assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+		assert_null(ew_table_risk(&t));
+	}
+	for (i = 0; i < ARRAY_SIZE(risky); i++) {
+		split(&w, risky[i]);
+		assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+		r = ew_table_risk(&t);
+		assert_non_null(r);
+		assert_non_null(strstr(r, "one durable copy"));
+	}
 }
 
 static void test_allow_masks(void **state)
@@ -344,18 +378,20 @@ static void test_parse_numbers(void **state)
 static void test_round_trip(void **state)
 {
 	static const struct { const char *in, *layout; } cases[] = {
-		{ "ew 0 meta @4", "ew 0" },
+		/* sync is printed even when not given (the default, 2) */
+		{ "ew 0 meta @4", "ew 2 sync 2" },
 		{ "ew 6 sync 2 dilution 2.00 mirrors 2 meta @36 0",
 		  "ew 6 mirrors 2 dilution 2 sync 2" },
-		{ "ddm 2 dilution 1.50 meta @2", "ddm 2 dilution 1.5" },
+		{ "ddm 2 dilution 1.50 meta @2", "ddm 4 dilution 1.5 sync 2" },
 		{ "ew 12 delay_queue 7 block_size 8192 chunk_sectors 16 sync 1 dilution 1.33 mirrors 4 meta @8",
 		  "ew 12 mirrors 4 dilution 1.33 sync 1 chunk_sectors 16 block_size 8192 delay_queue 7" },
-		{ "raid10 2 mirrors 08 meta @16", "raid10 2 mirrors 8" },
+		{ "raid10 2 mirrors 08 meta @16", "raid10 4 mirrors 8 sync 2" },
+		{ "raid10 2 sync 1 meta @16", "raid10 2 sync 1" },
 		/* missing members reload as "-" */
-		{ "ew 0 meta 4 - /dev/b /dev/c -", "ew 0" },
-		{ "ddm 0 meta 4 - /dev/b /dev/c -", "ddm 0" },
+		{ "ew 0 meta 4 - /dev/b /dev/c -", "ew 2 sync 2" },
+		{ "ddm 0 meta 4 - /dev/b /dev/c -", "ddm 2 sync 2" },
 		{ "raid10 2 mirrors 3 meta 6 - - /dev/c /dev/d /dev/e /dev/f",
-		  "raid10 2 mirrors 3" },
+		  "raid10 4 mirrors 3 sync 2" },
 	};
 	unsigned int i;
 
@@ -387,7 +423,8 @@ static void test_round_trip(void **state)
 		assert_int_equal(t.chunk_sectors, t2.chunk_sectors);
 		assert_int_equal(t.block_size, t2.block_size);
 		assert_int_equal(t.delay_queue, t2.delay_queue);
-		assert_int_equal(t.given, t2.given);
+		/* the reloaded line names sync */
+		assert_int_equal(t.given | (1U << EW_KEY_SYNC), t2.given);
 		assert_int_equal(t.nr_disks, t2.nr_disks);
 	}
 }
@@ -412,7 +449,8 @@ static void test_missing_members(void **state)
 	assert_false(ew_table_dev_missing(&t, 6));	/* past the end */
 	assert_true(ew_table_missing_ok(&t));
 	ew_table_format(&t, buf, sizeof(buf));
-	assert_string_equal(buf, "raid10 0 meta 6 /dev/a - - - /dev/e /dev/f 0");
+	assert_string_equal(buf,
+			    "raid10 2 sync 2 meta 6 /dev/a - - - /dev/e /dev/f 0");
 	/* ddm: one of each pair may be missing */
 	split(&w, "ddm 0 meta 4 - /dev/b /dev/c -");
 	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
@@ -440,7 +478,7 @@ static void test_round_trip_dilutions(void **state)
 		assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
 		assert_int_equal(t.dilution_x100, x);
 		ew_table_format_layout(&t, buf, sizeof(buf));
-		snprintf(line, sizeof(line), "ddm 2 dilution %s", dil);
+		snprintf(line, sizeof(line), "ddm 4 dilution %s sync 2", dil);
 		assert_string_equal(buf, line);
 	}
 }
@@ -506,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_allow_masks),
 		cmocka_unit_test(test_parse_numbers),
+		cmocka_unit_test(test_sync1_risk),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_dilutions),
 		cmocka_unit_test(test_missing_members),

@@ -81,7 +81,7 @@ flakey() {
 }
 unflakey() { local i; for i in "${!devs[@]}"; do dmsetup remove "f$i" 2>/dev/null; done; return 0; }
 table() {
-	ewctl table --layout ew --mirrors 2 --dilution 2 --len "$len" \
+	ewctl table --layout ew --mirrors 2 --dilution 2 --sync 1 --len "$len" \
 		--metadata /dev/mapper/f0 /dev/mapper/f1 /dev/mapper/f2 /dev/mapper/f3 /dev/mapper/f4
 }
 flip() {	# flip DEV BYTE: xor one byte with 0x5a

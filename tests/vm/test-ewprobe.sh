@@ -80,7 +80,7 @@ n=${#disks[@]}
 # the target accepts it.
 table=""
 if command -v ewctl >/dev/null; then
-	table=$(ewctl table --mirrors 2 --metadata "$meta" "${disks[@]}" 2>/dev/null |
+	table=$(ewctl table --mirrors 2 --sync 1 --metadata "$meta" "${disks[@]}" 2>/dev/null |
 		grep -E '^0 [0-9]+ eagerwrite ' | head -n 1)
 fi
 created=0
@@ -91,7 +91,7 @@ else
 	sectors=$(blockdev --getsz "$raw")
 	len=$(( sectors * n / 4 / 8 * 8 ))
 	for _ in 1 2 3 4; do
-		table="0 $len eagerwrite ew 2 mirrors 2 $meta $n ${disks[*]} 0"
+		table="0 $len eagerwrite ew 4 mirrors 2 sync 1 $meta $n ${disks[*]} 0"
 		if echo "$table" | dmsetup create ewprobe-ew 2>/tmp/dm.err; then
 			created=1
 			note "table: $table"

@@ -105,9 +105,10 @@ unslice() {
 table() {
 	local lay=$1 p=$2 opts i m=()
 	case $lay in
-	raid10) opts="--layout raid10 --mirrors 2" ;;
-	ddm) opts="--layout ddm --mirrors 2 --dilution 2" ;;
-	ew) opts="--layout ew --mirrors 2 --dilution 2" ;;
+	# sync 1: the delayed replicas' ordering is what is checked
+	raid10) opts="--layout raid10 --mirrors 2 --sync 1" ;;
+	ddm) opts="--layout ddm --mirrors 2 --dilution 2 --sync 1" ;;
+	ew) opts="--layout ew --mirrors 2 --dilution 2 --sync 1" ;;
 	esac
 	for ((i = 0; i < nmem; i++)); do m+=("/dev/mapper/${p}m$i"); done
 	# shellcheck disable=SC2086

@@ -22,7 +22,8 @@ static void usage(FILE *f)
 "\n"
 "Prints a dmsetup table line \"0 <len> eagerwrite ...\" for the data\n"
 "devices DEV... (2..64, distinct) and the metadata device.  Only the\n"
-"layout options given appear in the line.  <len> is the capacity unless\n"
+"layout options given, and sync, appear in the line.  With --sync 1 a\n"
+"warning on stderr says what it risks.  <len> is the capacity unless\n"
 "--len is given.  Member sizes are read from the devices (BLKGETSIZE64\n"
 "for block devices, the size of regular files); the smallest counts,\n"
 "less the first 1 MiB of each member, which holds its label.\n"
@@ -38,7 +39,7 @@ static void usage(FILE *f)
 	ewctl_layout_help(f);
 	fprintf(f,
 "\n"
-"Example: dmsetup create ew0 --table \"$(ewctl table --sync 2 \\\n"
+"Example: dmsetup create ew0 --table \"$(ewctl table \\\n"
 "             --metadata /dev/vdz /dev/vd[a-h])\"\n"
 "Exit status: 0 ok, 1 refused (the target's message on stderr) or a\n"
 "device unreadable, 2 usage error.\n");
@@ -155,6 +156,10 @@ int ewctl_table(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 		return EWCTL_FAIL;
 	}
+	if (ew_table_risk(&t))
+		fprintf(stderr,
+			"%s: warning: %s; one member failure in that window loses acknowledged data (the default, sync 2, keeps two copies)\n",
+			ewctl_prog, ew_table_risk(&t));
 	if (ew_table_format(&t, line, sizeof(line)) >= (int)sizeof(line)) {
 		fprintf(stderr, "%s: table line too long\n", ewctl_prog);
 		return EWCTL_FAIL;

@@ -26,11 +26,13 @@ void ewctl_layout_help(FILE *f)
 {
 	fprintf(f,
 "Layout options (as in the table line; a key not given is left out of it\n"
-"and takes the target's default):\n"
+"and takes the target's default, but sync is always written):\n"
 "  --layout raid10|ddm|ew  the layout (default ew)\n"
 "  --mirrors N             replicas per block: raid10/ew 2..8, ddm 2 (2)\n"
 "  --dilution D            ew, ddm: 1..100, two decimals at most (2)\n"
-"  --sync 1|2              foreground replicas per write (1)\n"
+"  --sync 1|2              replicas written before a write is acknowledged\n"
+"                          (2; with 1, a member failure before the delayed\n"
+"                          replica is written loses the write)\n"
 "  --chunk-sectors N       stripe unit, power of two >= one block (128)\n"
 "  --block-size BYTES      4096..65536, power of two (4096)\n"
 "  --delay-queue N         pending background replicas, 1..10000000 (10000)\n");
