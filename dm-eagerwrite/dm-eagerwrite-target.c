@@ -11,9 +11,10 @@
  *
  * Objects.  struct ew_array is the array: members, map, free maps, head
  * predictors, delayed-write queues, counters.  It is shared by every
- * table that names the same metadata device with the same geometry, so
- * that "dmsetup reload" of the same table (and the swap on resume) keeps
- * the in-memory map, the way dm-thin's pool outlives its targets.
+ * table of one mapped device that names the same metadata device with
+ * the same geometry, so that "dmsetup reload" of the same table (and the
+ * swap on resume) keeps the in-memory map, the way dm-thin's pool
+ * outlives its targets; another mapped device naming it is refused.
  * struct ew_target is one table's target: its devices and table words.
  *
  * Blocks.  ti->max_io_len is the block size, so dm splits bios at block
@@ -188,6 +189,12 @@ struct ew_delayed {
 struct ew_array {
 	struct list_head list;		/* ew_arrays */
 	unsigned int refs;		/* under ew_arrays_lock */
+	/*
+	 * The one mapped device whose tables share this array (a reload
+	 * of it keeps the array); set once, compared only.  The array
+	 * lives while a table of it exists, so the pointer stays valid.
+	 */
+	struct mapped_device *owner;
 	dev_t meta_dev;
 	dev_t data_dev[EW_MAX_DISKS];
 	struct ew_table_args args;	/* device words cleared */
@@ -2314,6 +2321,13 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	list_for_each_entry(a, &ew_arrays, list) {
 		if (a->meta_dev != t->meta->bdev->bd_dev)
 			continue;
+		/* two devices writing one map would corrupt each other */
+		if (a->owner != dm_table_get_md(ti->table)) {
+			mutex_unlock(&ew_arrays_lock);
+			ti->error = "Array already in use by another mapped device";
+			ret = -EBUSY;
+			goto bad;
+		}
 		if (!ew_array_matches(a, t)) {
 			mutex_unlock(&ew_arrays_lock);
 			ti->error = "Metadata device in use by an array with another table";
@@ -2347,6 +2361,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			mutex_unlock(&ew_arrays_lock);
 			goto bad;
 		}
+		t->a->owner = dm_table_get_md(ti->table);
 		list_add(&t->a->list, &ew_arrays);
 		queue_delayed_work(t->a->commit_wq, &t->a->commit_work,
 				   EW_COMMIT_PERIOD);
