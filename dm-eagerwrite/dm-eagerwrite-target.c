@@ -1038,11 +1038,23 @@ put:
  * the range wait (a->disc_*), so a discard never lands on newer data.
  */
 
+/*
+ * A member that is missing ("-"), removed or failed gets no discard: it
+ * has no device (bdev NULL) or gets no I/O at all (ew_member_fail).  The
+ * bio worker runs while the table is live, so bdev does not change under
+ * it (ew_preresume changes it with the worker flushed).
+ */
+static bool ew_discard_member(struct ew_array *a, u32 disk)
+{
+	return a->m[disk].bdev && !READ_ONCE(a->pd[disk].failed);
+}
+
 static void ew_discard_run(struct ew_array *a, u32 disk)
 {
 	struct block_device *bdev = a->m[disk].bdev;
 
-	if (a->run_len[disk] && bdev_max_discard_sectors(bdev))
+	if (a->run_len[disk] && ew_discard_member(a, disk) &&
+	    bdev_max_discard_sectors(bdev))
 		/* advisory: an error leaves old data in a free place */
 		blkdev_issue_discard(bdev,
 				     ew_block_sector(a, a->run_start[disk]),
@@ -1062,9 +1074,10 @@ static void ew_discard_homes(struct ew_array *a, u64 first, u64 end)
 			cond_resched();
 		ew_geom_map(&a->geom, b, rep);
 		for (r = 0; r < a->geom.p.mirrors; r++) {
-			if (rep[r].home == EW_NO_BLOCK)
-				continue;
 			d = rep[r].disk;
+			if (rep[r].home == EW_NO_BLOCK ||
+			    !ew_discard_member(a, d))
+				continue;
 			if (a->run_len[d] &&
 			    a->run_start[d] + a->run_len[d] == rep[r].home) {
 				a->run_len[d]++;

@@ -1,13 +1,17 @@
 #!/bin/bash
 # vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900
 #
-# Degraded arrays and array ownership (issue 19, defect 8), four
+# Degraded arrays and array ownership (issue 19, defects 8 and 5), four
 # members, mirrors 2:
 #  1. one array, one mapped device: a second "dmsetup create" with the
 #     live array's table is refused (EBUSY, "Array already in use by
 #     another mapped device"), nothing left behind; a reload of the same
 #     device (reload + resume) and a suspend/resume keep working and the
 #     data reads back;
+#  2. for each layout, "-" at member 2: blkdiscard of a range completes,
+#     the range reads zeros (before the fix: NULL pointer dereference in
+#     ew_discard_run, a panic, for raid10 and ddm).  Last, because the
+#     code before the fix ends the guest there.
 # Kernel log clean (no WARNING, BUG, Oops) after each part.
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
@@ -29,6 +33,11 @@ VOL=24M
 mktable() {	# mktable LAYOUT SYNC: the four members
 	ewctl table --layout "$1" --sync "$2" --len $VOL --metadata "$M" "${D[@]}"
 }
+# without_member TABLE I: TABLE with member I (0-based) as "-"
+without_member() {
+	local t=$1 i=$2
+	printf '%s\n' "${t/${D[$i]}/-}"
+}
 gone() {	# gone NAME: no such device
 	! dmsetup info "$1" >/dev/null 2>&1
 }
@@ -38,6 +47,7 @@ same() {	# same DEV SKIP_MIB COUNT_MIB FILE: those MiB of DEV are FILE
 }
 
 head -c 1048576 /dev/urandom >/tmp/data1m
+head -c 2097152 /dev/zero >/tmp/zero2m
 
 # ---- 1. one array, one mapped device --------------------------------
 klog_mark
@@ -62,5 +72,26 @@ check "owner: suspend and resume" \
 check "owner: data after reload" same /dev/mapper/ewa 0 1 /tmp/data1m
 check "owner: remove" dmsetup remove ewa
 check "owner: kernel log clean" klog_clean
+
+# ---- 2. discard on a degraded array ---------------------------------
+for layout in raid10 ddm ew; do
+	klog_mark
+	wipe_array "$M" "${D[@]}"
+	table=$(mktable "$layout" 2)
+	check "$layout discard: create" dmsetup create ewx --table "$table"
+	check "$layout discard: write 4 MiB" sh -c \
+		"for i in 0 1 2 3; do dd if=/tmp/data1m of=/dev/mapper/ewx bs=64k seek=\$((i * 16)) oflag=direct status=none || exit 1; done"
+	check "$layout discard: remove" dmsetup remove ewx
+	check "$layout discard: create with member 2 missing" \
+		dmsetup create ewx --table "$(without_member "$table" 2)"
+	check "$layout discard: blkdiscard of 2 MiB" \
+		blkdiscard -o 1048576 -l 2097152 /dev/mapper/ewx
+	check "$layout discard: range reads zeros" \
+		same /dev/mapper/ewx 1 2 /tmp/zero2m
+	check "$layout discard: data around kept" \
+		same /dev/mapper/ewx 3 1 /tmp/data1m
+	check "$layout discard: remove again" dmsetup remove ewx
+	check "$layout discard: kernel log clean" klog_clean
+done
 
 finish
