@@ -815,20 +815,27 @@ static void ew_write_done(struct ew_io *io)
 	}
 	kick_bios = ew_cell_release(a, &io->cell);
 	ew_release_frees(a);
-	spin_unlock_irqrestore(&a->lock, flags);
-
+	/*
+	 * io is the bio's per-bio data: once the lock is dropped a parked
+	 * FUA bio may be completed by the commit worker, and a retried one
+	 * restarted (and completed) by the bio worker, at any moment; the
+	 * device may then suspend and free the array.  So neither io nor
+	 * the array is touched after the unlock unless this bio is still
+	 * ours (neither parked nor retried).  Waking and queueing work do
+	 * not sleep and take no a->lock: both are done here.
+	 */
 	if (io->reserved != used)
 		wake_up(&a->throttle_wait);
 	if (kick_bios || again)
 		ew_kick_bios(a);
 	if (used)
 		ew_kick_prop(a);
-	if (again)
-		return;
-	if (park) {
+	if (park)
 		ew_kick_commit(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	if (again || park)
 		return;
-	}
 	bio->bi_status = io->status;
 	bio_endio(bio);
 }
