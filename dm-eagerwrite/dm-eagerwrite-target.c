@@ -1946,13 +1946,14 @@ static void ew_array_free(struct ew_array *a)
 		cancel_work_sync(&a->state_work);
 		destroy_workqueue(a->commit_wq);
 	}
-	ew_md_close(a->md);
 	if (a->prop_wq)
 		destroy_workqueue(a->prop_wq);
 	if (a->wq)
 		destroy_workqueue(a->wq);
 	if (a->kc)
 		dm_kcopyd_client_destroy(a->kc);
+	/* last: the workers and the copies' completions use it */
+	ew_md_close(a->md);
 	bioset_exit(&a->bs);
 	if (a->m)
 		for (i = 0; i < a->nr; i++)
@@ -2052,9 +2053,13 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		m->has_fm = true;
 		a->pd[i].fm = &m->fm;
 		/* fixed homes (ddm) are never free for eager writes */
-		for (b = 0; b < g->region_blocks; b++)
+		for (b = 0; b < g->region_blocks; b++) {
+			/* up to 2^32 blocks per member */
+			if (!(b % 4096))
+				cond_resched();
 			if (ew_geom_is_home(g, i, b))
 				ew_freemap_alloc(&m->fm, b);
+		}
 	}
 	ret = ew_map_init(&a->map, g->len_blocks, g->p.mirrors);
 	a->lost = kvcalloc(BITS_TO_LONGS(g->len_blocks), sizeof(long),
@@ -2575,6 +2580,13 @@ static void ew_postsuspend(struct dm_target *ti)
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
+	/*
+	 * No commit after the clean checkpoint: a periodic one that came
+	 * due would write the journal and, with a checkpoint due, clear
+	 * CLEAN again.  dm waited for every bio, so none waits for a
+	 * commit; ew_resume arms the period again.
+	 */
+	cancel_delayed_work_sync(&a->commit_work);
 	/* clean shutdown: all in a checkpoint, nothing left to replay */
 	if (!ew_md_failed(a->md))
 		ew_md_checkpoint(a->md, true);
@@ -2632,6 +2644,7 @@ static void ew_resume(struct dm_target *ti)
 	spin_unlock_irqrestore(&a->lock, flags);
 	ew_kick_prop(a);
 	ew_kick_bios(a);
+	queue_delayed_work(a->commit_wq, &a->commit_work, EW_COMMIT_PERIOD);
 	if (rebuild)
 		queue_delayed_work(a->prop_wq, &a->rb_work, 0);
 }
