@@ -598,6 +598,9 @@ static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 	wake_up(&a->throttle_wait);
 	if (!bio_list_empty(&a->deferred))
 		queue_work(a->wq, &a->bio_work);
+	/* other queues' entries whose only source was here: dropped */
+	if (a->pending)
+		queue_work(a->prop_wq, &a->prop_work);
 	/* never trusted again, across reloads and reboots too */
 	queue_work(a->commit_wq, &a->state_work);
 }
@@ -1465,8 +1468,22 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 				  &ch) &&
 		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
 				  a->block_sectors, now, &ch)) {
+			/*
+			 * Every up-to-date replica is on a failed member
+			 * (only a failed member is refused with no mask):
+			 * no source will ever come back, so the entry is
+			 * dropped and owed, like the queue of a failed
+			 * member.  Left at the head it would hold its
+			 * queue, then delay_queue, every writer and
+			 * suspend for ever.
+			 */
 			ew_md_unreserve(a->md, 1);
-			return NULL;
+			list_del_init(&d->list);
+			m->nr_delayed--;
+			m->owed++;
+			ew_delayed_put(a, d);
+			wake_up(&a->throttle_wait);
+			continue;
 		}
 		d->src_disk = ch.disk;
 		d->src = (u32)ch.block;

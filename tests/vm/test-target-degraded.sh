@@ -1,14 +1,21 @@
 #!/bin/bash
 # vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900
 #
-# Degraded arrays and array ownership (issue 19, defects 8 and 5), four
-# members, mirrors 2:
+# Degraded arrays and array ownership (issue 19: defects 8, 4 and 5),
+# four members, mirrors 2:
 #  1. one array, one mapped device: a second "dmsetup create" with the
 #     live array's table is refused (EBUSY, "Array already in use by
 #     another mapped device"), nothing left behind; a reload of the same
 #     device (reload + resume) and a suspend/resume keep working and the
 #     data reads back;
-#  2. for each layout, "-" at member 2: blkdiscard of a range completes,
+#  2. for each layout, sync 1, member 0's partner slow (dm-delay, writes
+#     2 s late): writes, then a clean remove with copies from member 0
+#     still queued, then the array created again with "-" at member 0:
+#     the replicas the scan queues whose only up-to-date source is on
+#     member 0 are dropped and owed (status field 24) instead of holding
+#     their queue for ever (before the fix: pending, field 8, never
+#     drained); the scan (field 20) ends, writes and suspend complete;
+#  3. for each layout, "-" at member 2: blkdiscard of a range completes,
 #     the range reads zeros (before the fix: NULL pointer dereference in
 #     ew_discard_run, a panic, for raid10 and ddm).  Last, because the
 #     code before the fix ends the guest there.
@@ -38,6 +45,36 @@ without_member() {
 	local t=$1 i=$2
 	printf '%s\n' "${t/${D[$i]}/-}"
 }
+SZ=$(blockdev --getsz "${D[0]}")
+MD=(/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3)
+members() {	# members SLOW...: ewm0..3 over the disks, SLOW ones dm-delay
+	local i table
+	for i in 0 1 2 3; do
+		table="0 $SZ linear ${D[$i]} 0"
+		case " $* " in *" $i "*)
+			table="0 $SZ delay ${D[$i]} 0 0 ${D[$i]} 0 2000" ;;
+		esac
+		if dmsetup info "ewm$i" >/dev/null 2>&1; then
+			dmsetup reload "ewm$i" --table "$table" &&
+				dmsetup resume "ewm$i" || return 1
+		else
+			dmsetup create "ewm$i" --table "$table" || return 1
+		fi
+	done
+}
+wait_field() {	# wait_field DEV N SECONDS TEST: until TEST "<field N>"
+	local dev=$1 n=$2 s=$3 _ v
+	shift 3
+	for _ in $(seq "$s"); do
+		v=$(status_field "$dev" "$n")
+		"$@" "$v" && return 0
+		sleep 1
+	done
+	note "field $n still '$v' after $s s: $(dmsetup status "$dev")"
+	return 1
+}
+is_zero() { [ "$1" = 0 ]; }
+scan_done() { [ -n "$1" ] && [ "${1%/*}" = "${1#*/}" ]; }
 gone() {	# gone NAME: no such device
 	! dmsetup info "$1" >/dev/null 2>&1
 }
@@ -73,7 +110,49 @@ check "owner: data after reload" same /dev/mapper/ewa 0 1 /tmp/data1m
 check "owner: remove" dmsetup remove ewa
 check "owner: kernel log clean" klog_clean
 
-# ---- 2. discard on a degraded array ---------------------------------
+# ---- 2. delayed replicas whose only source is missing ------------------
+for layout in raid10 ddm ew; do
+	klog_mark
+	# member 0's partner: columns c, c+2 (raid10, ew); pairs 2p, 2p+1 (ddm)
+	if [ "$layout" = ddm ]; then slow="1 3"; else slow="2 3"; fi
+	wipe_array "$M" "${D[@]}"
+	# shellcheck disable=SC2086
+	check "$layout wedge: members $slow slow" members $slow
+	table=$(ewctl table --layout "$layout" --sync 1 --delay-queue 64 \
+		--len $VOL --metadata "$M" "${MD[@]}")
+	check "$layout wedge: create" dmsetup create ewd --table "$table"
+	# until copies are left over (how many depends on timing)
+	for round in 1 2 3; do
+		fio --name=w --filename=/dev/mapper/ewd --rw=randwrite \
+			--bs=4k --size=16M --io_size=512k --ioengine=libaio \
+			--iodepth=16 --direct=1 --eta=never \
+			--output=/tmp/fio-w.out >/dev/null 2>&1 ||
+			note "fio: $(tail -n 3 /tmp/fio-w.out)"
+		pending=$(status_field ewd 8)
+		[ "$pending" -ge 8 ] && break
+		note "$layout: round $round left $pending delayed replicas"
+	done
+	note "$layout: $pending delayed replicas pending at remove"
+	check "$layout wedge: delayed replicas pending" test "$pending" -gt 0
+	check "$layout wedge: remove" dmsetup remove ewd
+	check "$layout wedge: members fast" members
+	check "$layout wedge: create with member 0 missing" \
+		dmsetup create ewd --table "${table/${MD[0]}/-}"
+	check "$layout wedge: pending drains to 0" wait_field ewd 8 30 is_zero
+	check "$layout wedge: scan ends" wait_field ewd 20 30 scan_done
+	owed=$(status_field ewd 24)
+	note "$layout: owed $owed"
+	check "$layout wedge: replicas with no source owed" test "$owed" -gt 0
+	check "$layout wedge: writes complete" timeout 60 dd if=/tmp/data1m \
+		of=/dev/mapper/ewd bs=4k seek=4096 oflag=direct status=none
+	check "$layout wedge: suspend completes" \
+		sh -c "timeout 30 dmsetup suspend ewd && dmsetup resume ewd"
+	check "$layout wedge: remove again" timeout 60 dmsetup remove ewd
+	for i in 0 1 2 3; do dmsetup remove "ewm$i"; done
+	check "$layout wedge: kernel log clean" klog_clean
+done
+
+# ---- 3. discard on a degraded array ---------------------------------
 for layout in raid10 ddm ew; do
 	klog_mark
 	wipe_array "$M" "${D[@]}"
