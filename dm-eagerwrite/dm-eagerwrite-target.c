@@ -299,6 +299,16 @@ struct ew_io {
 	u64 commit_seq;			/* flush, FUA: journal block waited for */
 };
 
+/*
+ * A foreground replica write: the clone of a write bio, in front of
+ * which a->bs keeps the replica it writes (front_pad), so that its
+ * completion needs no guess from the device it went to.
+ */
+struct ew_clone {
+	u32 r;
+	struct bio bio;		/* last: bio_alloc_clone's front_pad */
+};
+
 static LIST_HEAD(ew_arrays);
 static DEFINE_MUTEX(ew_arrays_lock);
 
@@ -851,18 +861,14 @@ static void ew_fg_endio(struct bio *clone)
 	unsigned long flags;
 	bool kick = false;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 r, disk = 0;
+	u32 r, disk;
 
 	spin_lock_irqsave(&a->lock, flags);
 	ew_geom_map(&a->geom, io->lblock, rep);
-	for (r = 0; r < a->geom.p.mirrors; r++) {
-		if (!(io->fg_mask & (1U << r)))
-			continue;
+	r = container_of(clone, struct ew_clone, bio)->r;
+	if (!WARN_ON_ONCE(r >= a->geom.p.mirrors ||
+			  !(io->fg_mask & (1U << r)))) {
 		disk = rep[r].disk;
-		if (a->m[disk].bdev == clone->bi_bdev)
-			break;
-	}
-	if (r < a->geom.p.mirrors) {
 		a->pd[disk].queued--;
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
@@ -1026,6 +1032,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		clone[i]->bi_iter.bi_sector = ew_block_sector(a, io->newp[r]);
 		clone[i]->bi_end_io = ew_fg_endio;
 		clone[i]->bi_private = io;
+		container_of(clone[i], struct ew_clone, bio)->r = r;
 		ew_count(a, EW_C_FG_WRITES);
 		if (eager)
 			ew_count(a, EW_C_EAGER_WRITES);
@@ -2092,7 +2099,7 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		t->ti->error = "Cannot allocate the deferred-free list";
 		goto bad;
 	}
-	ret = bioset_init(&a->bs, 256, 0, 0);
+	ret = bioset_init(&a->bs, 256, offsetof(struct ew_clone, bio), 0);
 	if (ret) {
 		t->ti->error = "Cannot allocate the bio set";
 		goto bad;
