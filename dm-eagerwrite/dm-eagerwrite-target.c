@@ -2544,6 +2544,14 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	io->tracked = false;
 	if (!*error) {
 		ew_member_ok(a, io->disk);
+	} else if (*error == BLK_STS_AGAIN || (bio->bi_opf & REQ_RAHEAD)) {
+		/*
+		 * Not the member's fault: a member may refuse to wait
+		 * (BLK_STS_AGAIN) or drop a read-ahead (md and dm-raid1 fail
+		 * REQ_RAHEAD instead of retrying it).  Neither counts
+		 * towards failing the member nor marks the replica stale;
+		 * the error goes up as it came (read-ahead is advisory).
+		 */
 	} else {
 		repair = ew_read_failed(a, io->lblock, io->rep, io->disk,
 					io->newp[0]);
