@@ -216,6 +216,7 @@ struct ew_array {
 	struct bio_list retry;		/* for the worker, may sleep */
 	struct ew_delayed *dpool;
 	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	u32 writes;			/* foreground writes in flight */
 	u32 delay_used;			/* entries reserved or queued */
 	u32 pending;			/* entries queued or copying */
 	u32 copies;
@@ -827,6 +828,7 @@ static void ew_write_done(struct ew_io *io)
 		park = true;
 	}
 	kick_bios = ew_cell_release(a, &io->cell);
+	a->writes--;
 	ew_release_frees(a);
 	/*
 	 * io is the bio's per-bio data: once the lock is dropped a parked
@@ -997,7 +999,16 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 						io->newp[r]);
 		}
 		ew_md_unreserve(a->md, mirrors);
-		if (ret == -ENOSPC && ew_dfree_pending(&a->dfree)) {
+		/*
+		 * No free block now, but some will come: frees waiting for
+		 * their safe point, or writes in flight, which give up
+		 * their old blocks when they complete (and kick the
+		 * deferred bios).  With little slack (a low dilution) the
+		 * writes in flight can hold every free block of a member
+		 * while nothing is deferred yet: that is no reason to fail.
+		 */
+		if (ret == -ENOSPC &&
+		    (ew_dfree_pending(&a->dfree) || a->writes)) {
 			bio_list_add(&a->deferred, bio);
 			spin_unlock_irqrestore(&a->lock, flags);
 			/* the frees may wait for their remaps to be durable */
@@ -1019,6 +1030,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	io->jres = mirrors;
 	a->delay_used += a->need_delayed;
 	ew_cell_hold(a, &io->cell, io->lblock);
+	a->writes++;
 	spin_unlock_irqrestore(&a->lock, flags);
 
 	ew_count(a, EW_C_WRITES);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900
 #
-# Degraded arrays and array ownership (issue 19: defects 8, 4 and 5),
-# four members, mirrors 2:
+# Degraded arrays, array ownership, a full volume (issue 19: defects 8,
+# 4, 5 and the suspected -ENOSPC at a low dilution), four members,
+# mirrors 2:
 #  1. one array, one mapped device: a second "dmsetup create" with the
 #     live array's table is refused (EBUSY, "Array already in use by
 #     another mapped device"), nothing left behind; a reload of the same
@@ -15,7 +16,12 @@
 #     member 0 are dropped and owed (status field 24) instead of holding
 #     their queue for ever (before the fix: pending, field 8, never
 #     drained); the scan (field 20) ends, writes and suspend complete;
-#  3. for each layout, "-" at member 2: blkdiscard of a range completes,
+#  3. a full ew volume at dilution 1.01 (31 free blocks per member),
+#     members slowed by dm-delay, takes 128 concurrent overwrites
+#     without an error (before the fix:
+#     -ENOSPC, "no replica can take a write", when the writes in flight
+#     held a member's free blocks and no free was deferred yet);
+#  4. for each layout, "-" at member 2: blkdiscard of a range completes,
 #     the range reads zeros (before the fix: NULL pointer dereference in
 #     ew_discard_run, a panic, for raid10 and ddm).  Last, because the
 #     code before the fix ends the guest there.
@@ -152,7 +158,29 @@ for layout in raid10 ddm ew; do
 	check "$layout wedge: kernel log clean" klog_clean
 done
 
-# ---- 3. discard on a degraded array ---------------------------------
+# ---- 3. overwrites of a full volume with little slack ------------------
+klog_mark
+wipe_array "$M" "${D[@]}"
+check "full: members" members
+# dilution 1.01: 31 free blocks per member once the volume is full
+table=$(ewctl table --layout ew --sync 2 --dilution 1.01 --len $VOL \
+	--metadata "$M" "${MD[@]}")
+check "full: create (dilution 1.01)" dmsetup create ewf --table "$table"
+check "full: fill" dd if=/dev/zero of=/dev/mapper/ewf bs=1M count=24 \
+	oflag=direct status=none
+# writes 2 s late: the 128 overwrites are all in flight at once
+check "full: members slow" members 0 1 2 3
+check "full: overwrites, 128 in flight, no error" \
+	fio --name=o --filename=/dev/mapper/ewf --rw=randwrite --bs=4k \
+	--io_size=1M --ioengine=libaio --iodepth=128 --direct=1 \
+	--eta=never --output=/tmp/fio-o.out
+no_refusal() { ! klog_has "no replica can take a write"; }
+check "full: no write refused" no_refusal
+check "full: remove" dmsetup remove ewf
+for i in 0 1 2 3; do dmsetup remove "ewm$i"; done
+check "full: kernel log clean" klog_clean
+
+# ---- 4. discard on a degraded array ---------------------------------
 for layout in raid10 ddm ew; do
 	klog_mark
 	wipe_array "$M" "${D[@]}"
