@@ -2382,16 +2382,16 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	list_for_each_entry(a, &ew_arrays, list) {
 		if (a->meta_dev != t->meta->bdev->bd_dev)
 			continue;
+		if (!ew_array_matches(a, t)) {
+			mutex_unlock(&ew_arrays_lock);
+			ti->error = "Metadata device in use by an array with another table";
+			goto bad;
+		}
 		/* two devices writing one map would corrupt each other */
 		if (a->owner != dm_table_get_md(ti->table)) {
 			mutex_unlock(&ew_arrays_lock);
 			ti->error = "Array already in use by another mapped device";
 			ret = -EBUSY;
-			goto bad;
-		}
-		if (!ew_array_matches(a, t)) {
-			mutex_unlock(&ew_arrays_lock);
-			ti->error = "Metadata device in use by an array with another table";
 			goto bad;
 		}
 		/* a replacement must hold the member's region */
