@@ -11,9 +11,10 @@
  *
  * Objects.  struct ew_array is the array: members, map, free maps, head
  * predictors, delayed-write queues, counters.  It is shared by every
- * table that names the same metadata device with the same geometry, so
- * that "dmsetup reload" of the same table (and the swap on resume) keeps
- * the in-memory map, the way dm-thin's pool outlives its targets.
+ * table of one mapped device that names the same metadata device with
+ * the same geometry, so that "dmsetup reload" of the same table (and the
+ * swap on resume) keeps the in-memory map, the way dm-thin's pool
+ * outlives its targets; another mapped device naming it is refused.
  * struct ew_target is one table's target: its devices and table words.
  *
  * Blocks.  ti->max_io_len is the block size, so dm splits bios at block
@@ -188,6 +189,12 @@ struct ew_delayed {
 struct ew_array {
 	struct list_head list;		/* ew_arrays */
 	unsigned int refs;		/* under ew_arrays_lock */
+	/*
+	 * The one mapped device whose tables share this array (a reload
+	 * of it keeps the array); set once, compared only.  The array
+	 * lives while a table of it exists, so the pointer stays valid.
+	 */
+	struct mapped_device *owner;
 	dev_t meta_dev;
 	dev_t data_dev[EW_MAX_DISKS];
 	struct ew_table_args args;	/* device words cleared */
@@ -209,6 +216,7 @@ struct ew_array {
 	struct bio_list retry;		/* for the worker, may sleep */
 	struct ew_delayed *dpool;
 	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	u32 writes;			/* foreground writes in flight */
 	u32 delay_used;			/* entries reserved or queued */
 	u32 pending;			/* entries queued or copying */
 	u32 copies;
@@ -305,6 +313,16 @@ struct ew_io {
 	u8 retries;
 	bool tracked;			/* read: counted in queue and epoch */
 	u64 commit_seq;			/* flush, FUA: journal block waited for */
+};
+
+/*
+ * A foreground replica write: the clone of a write bio, in front of
+ * which a->bs keeps the replica it writes (front_pad), so that its
+ * completion needs no guess from the device it went to.
+ */
+struct ew_clone {
+	u32 r;
+	struct bio bio;		/* last: bio_alloc_clone's front_pad */
 };
 
 static LIST_HEAD(ew_arrays);
@@ -622,6 +640,9 @@ static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 	wake_up(&a->throttle_wait);
 	if (!bio_list_empty(&a->deferred))
 		queue_work(a->wq, &a->bio_work);
+	/* other queues' entries whose only source was here: dropped */
+	if (a->pending)
+		queue_work(a->prop_wq, &a->prop_work);
 	/* never trusted again, across reloads and reboots too */
 	queue_work(a->commit_wq, &a->state_work);
 	ew_event(a);
@@ -840,21 +861,29 @@ static void ew_write_done(struct ew_io *io)
 		park = true;
 	}
 	kick_bios = ew_cell_release(a, &io->cell);
+	a->writes--;
 	ew_release_frees(a);
-	spin_unlock_irqrestore(&a->lock, flags);
-
+	/*
+	 * io is the bio's per-bio data: once the lock is dropped a parked
+	 * FUA bio may be completed by the commit worker, and a retried one
+	 * restarted (and completed) by the bio worker, at any moment; the
+	 * device may then suspend and free the array.  So neither io nor
+	 * the array is touched after the unlock unless this bio is still
+	 * ours (neither parked nor retried).  Waking and queueing work do
+	 * not sleep and take no a->lock: both are done here.
+	 */
 	if (io->reserved != used)
 		wake_up(&a->throttle_wait);
 	if (kick_bios || again)
 		ew_kick_bios(a);
 	if (used)
 		ew_kick_prop(a);
-	if (again)
-		return;
-	if (park) {
+	if (park)
 		ew_kick_commit(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	if (again || park)
 		return;
-	}
 	bio->bi_status = io->status;
 	bio_endio(bio);
 }
@@ -867,18 +896,14 @@ static void ew_fg_endio(struct bio *clone)
 	unsigned long flags;
 	bool kick = false;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 r, disk = 0;
+	u32 r, disk;
 
 	spin_lock_irqsave(&a->lock, flags);
 	ew_geom_map(&a->geom, io->lblock, rep);
-	for (r = 0; r < a->geom.p.mirrors; r++) {
-		if (!(io->fg_mask & (1U << r)))
-			continue;
+	r = container_of(clone, struct ew_clone, bio)->r;
+	if (!WARN_ON_ONCE(r >= a->geom.p.mirrors ||
+			  !(io->fg_mask & (1U << r)))) {
 		disk = rep[r].disk;
-		if (a->m[disk].bdev == clone->bi_bdev)
-			break;
-	}
-	if (r < a->geom.p.mirrors) {
 		a->pd[disk].queued--;
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
@@ -1007,7 +1032,16 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 						io->newp[r]);
 		}
 		ew_md_unreserve(a->md, mirrors);
-		if (ret == -ENOSPC && ew_dfree_pending(&a->dfree)) {
+		/*
+		 * No free block now, but some will come: frees waiting for
+		 * their safe point, or writes in flight, which give up
+		 * their old blocks when they complete (and kick the
+		 * deferred bios).  With little slack (a low dilution) the
+		 * writes in flight can hold every free block of a member
+		 * while nothing is deferred yet: that is no reason to fail.
+		 */
+		if (ret == -ENOSPC &&
+		    (ew_dfree_pending(&a->dfree) || a->writes)) {
 			bio_list_add(&a->deferred, bio);
 			spin_unlock_irqrestore(&a->lock, flags);
 			/* the frees may wait for their remaps to be durable */
@@ -1029,6 +1063,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	io->jres = mirrors;
 	a->delay_used += a->need_delayed;
 	ew_cell_hold(a, &io->cell, io->lblock);
+	a->writes++;
 	spin_unlock_irqrestore(&a->lock, flags);
 
 	ew_count(a, EW_C_WRITES);
@@ -1042,6 +1077,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		clone[i]->bi_iter.bi_sector = ew_block_sector(a, io->newp[r]);
 		clone[i]->bi_end_io = ew_fg_endio;
 		clone[i]->bi_private = io;
+		container_of(clone[i], struct ew_clone, bio)->r = r;
 		ew_count(a, EW_C_FG_WRITES);
 		if (eager)
 			ew_count(a, EW_C_EAGER_WRITES);
@@ -1064,11 +1100,23 @@ put:
  * the range wait (a->disc_*), so a discard never lands on newer data.
  */
 
+/*
+ * A member that is missing ("-"), removed or failed gets no discard: it
+ * has no device (bdev NULL) or gets no I/O at all (ew_member_fail).  The
+ * bio worker runs while the table is live, so bdev does not change under
+ * it (ew_preresume changes it with the worker flushed).
+ */
+static bool ew_discard_member(struct ew_array *a, u32 disk)
+{
+	return a->m[disk].bdev && !READ_ONCE(a->pd[disk].failed);
+}
+
 static void ew_discard_run(struct ew_array *a, u32 disk)
 {
 	struct block_device *bdev = a->m[disk].bdev;
 
-	if (a->run_len[disk] && bdev_max_discard_sectors(bdev))
+	if (a->run_len[disk] && ew_discard_member(a, disk) &&
+	    bdev_max_discard_sectors(bdev))
 		/* advisory: an error leaves old data in a free place */
 		blkdev_issue_discard(bdev,
 				     ew_block_sector(a, a->run_start[disk]),
@@ -1088,9 +1136,10 @@ static void ew_discard_homes(struct ew_array *a, u64 first, u64 end)
 			cond_resched();
 		ew_geom_map(&a->geom, b, rep);
 		for (r = 0; r < a->geom.p.mirrors; r++) {
-			if (rep[r].home == EW_NO_BLOCK)
-				continue;
 			d = rep[r].disk;
+			if (rep[r].home == EW_NO_BLOCK ||
+			    !ew_discard_member(a, d))
+				continue;
 			if (a->run_len[d] &&
 			    a->run_start[d] + a->run_len[d] == rep[r].home) {
 				a->run_len[d]++;
@@ -1471,8 +1520,22 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 				  &ch) &&
 		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
 				  a->block_sectors, now, &ch)) {
+			/*
+			 * Every up-to-date replica is on a failed member
+			 * (only a failed member is refused with no mask):
+			 * no source will ever come back, so the entry is
+			 * dropped and owed, like the queue of a failed
+			 * member.  Left at the head it would hold its
+			 * queue, then delay_queue, every writer and
+			 * suspend for ever.
+			 */
 			ew_md_unreserve(a->md, 1);
-			return NULL;
+			list_del_init(&d->list);
+			m->nr_delayed--;
+			m->owed++;
+			ew_delayed_put(a, d);
+			wake_up(&a->throttle_wait);
+			continue;
 		}
 		d->src_disk = ch.disk;
 		d->src = (u32)ch.block;
@@ -1987,13 +2050,14 @@ static void ew_array_free(struct ew_array *a)
 	}
 	/* no table is live (postsuspend cleared event_ti): nothing to raise */
 	cancel_work_sync(&a->event_work);
-	ew_md_close(a->md);
 	if (a->prop_wq)
 		destroy_workqueue(a->prop_wq);
 	if (a->wq)
 		destroy_workqueue(a->wq);
 	if (a->kc)
 		dm_kcopyd_client_destroy(a->kc);
+	/* last: the workers and the copies' completions use it */
+	ew_md_close(a->md);
 	bioset_exit(&a->bs);
 	if (a->m)
 		for (i = 0; i < a->nr; i++)
@@ -2095,9 +2159,13 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		m->has_fm = true;
 		a->pd[i].fm = &m->fm;
 		/* fixed homes (ddm) are never free for eager writes */
-		for (b = 0; b < g->region_blocks; b++)
+		for (b = 0; b < g->region_blocks; b++) {
+			/* up to 2^32 blocks per member */
+			if (!(b % 4096))
+				cond_resched();
 			if (ew_geom_is_home(g, i, b))
 				ew_freemap_alloc(&m->fm, b);
+		}
 	}
 	ret = ew_map_init(&a->map, g->len_blocks, g->p.mirrors);
 	a->lost = kvcalloc(BITS_TO_LONGS(g->len_blocks), sizeof(long),
@@ -2113,7 +2181,7 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		t->ti->error = "Cannot allocate the deferred-free list";
 		goto bad;
 	}
-	ret = bioset_init(&a->bs, 256, 0, 0);
+	ret = bioset_init(&a->bs, 256, offsetof(struct ew_clone, bio), 0);
 	if (ret) {
 		t->ti->error = "Cannot allocate the bio set";
 		goto bad;
@@ -2404,6 +2472,13 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			ti->error = "Metadata device in use by an array with another table";
 			goto bad;
 		}
+		/* two devices writing one map would corrupt each other */
+		if (a->owner != dm_table_get_md(ti->table)) {
+			mutex_unlock(&ew_arrays_lock);
+			ti->error = "Array already in use by another mapped device";
+			ret = -EBUSY;
+			goto bad;
+		}
 		/* a replacement must hold the member's region */
 		for (i = 0; i < t->nr; i++)
 			if (t->dev[i] &&
@@ -2432,6 +2507,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			mutex_unlock(&ew_arrays_lock);
 			goto bad;
 		}
+		t->a->owner = dm_table_get_md(ti->table);
 		list_add(&t->a->list, &ew_arrays);
 		queue_delayed_work(t->a->commit_wq, &t->a->commit_work,
 				   EW_COMMIT_PERIOD);
@@ -2571,6 +2647,14 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	io->tracked = false;
 	if (!*error) {
 		ew_member_ok(a, io->disk);
+	} else if (*error == BLK_STS_AGAIN || (bio->bi_opf & REQ_RAHEAD)) {
+		/*
+		 * Not the member's fault: a member may refuse to wait
+		 * (BLK_STS_AGAIN) or drop a read-ahead (md and dm-raid1 fail
+		 * REQ_RAHEAD instead of retrying it).  Neither counts
+		 * towards failing the member nor marks the replica stale;
+		 * the error goes up as it came (read-ahead is advisory).
+		 */
 	} else {
 		repair = ew_read_failed(a, io->lblock, io->rep, io->disk,
 					io->newp[0]);
@@ -2636,6 +2720,13 @@ static void ew_postsuspend(struct dm_target *ti)
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
+	/*
+	 * No commit after the clean checkpoint: a periodic one that came
+	 * due would write the journal and, with a checkpoint due, clear
+	 * CLEAN again.  dm waited for every bio, so none waits for a
+	 * commit; ew_resume arms the period again.
+	 */
+	cancel_delayed_work_sync(&a->commit_work);
 	/*
 	 * clean shutdown: all in a checkpoint, nothing left to replay; the
 	 * member state first (the checkpoint's superblock keeps it)
@@ -2716,6 +2807,7 @@ static void ew_resume(struct dm_target *ti)
 	mutex_unlock(&a->event_lock);
 	ew_kick_prop(a);
 	ew_kick_bios(a);
+	queue_delayed_work(a->commit_wq, &a->commit_work, EW_COMMIT_PERIOD);
 	if (rebuild) {
 		queue_delayed_work(a->prop_wq, &a->rb_work, 0);
 		/* a replacement (preresume) starts one: say so */
