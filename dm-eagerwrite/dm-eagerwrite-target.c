@@ -108,6 +108,7 @@
 #include "core/ew_table.h"
 #include "core/ew_map.h"
 #include "core/ew_meta.h"
+#include "core/ew_msg.h"
 #include "dm-eagerwrite-metadata.h"
 
 #define DM_MSG_PREFIX "eagerwrite"
@@ -2918,81 +2919,35 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 /* ---------------------------------------------------------------- */
 /* Messages. */
 
-struct ew_param_key {
-	const char *name;
-	size_t off;
-	bool u64;
-};
-
-#define EW_PK(f, wide) { #f, offsetof(struct ew_disk_params, f), wide }
-static const struct ew_param_key ew_param_keys[] = {
-	EW_PK(rotation_ns, true),
-	EW_PK(phase_ns, true),
-	EW_PK(single_cyl_ns, false),
-	EW_PK(seek_a_ns, false),
-	EW_PK(seek_b_ns, false),
-	EW_PK(seek_boundary, false),
-	EW_PK(seek_c_ns, false),
-	EW_PK(seek_e_ns, false),
-	EW_PK(head_switch_ns, false),
-	EW_PK(write_settle_ns, false),
-	EW_PK(overhead_ns, false),
-};
-
-static int ew_disk_param(struct ew_array *a, unsigned int argc, char **argv)
+/*
+ * disk_param: the model of members [m->first, m->last] with one key
+ * changed, each checked and rebuilt before it replaces the old one.
+ */
+static int ew_disk_param(struct ew_array *a, const struct ew_msg *m)
 {
-	const struct ew_param_key *k = NULL;
 	struct ew_disk *tmp;
 	const char *why;
 	unsigned long flags;
-	u32 first, last, i;
-	u64 v;
+	u32 i;
 	int ret;
 
-	if (argc != 4) {
-		DMWARN("disk_param: expected <member|all> <key> <value>");
-		return -EINVAL;
-	}
-	first = 0;
-	last = a->nr - 1;
-	if (strcmp(argv[1], "all")) {
-		if (kstrtou32(argv[1], 10, &first) || first >= a->nr) {
-			DMWARN("disk_param: bad member index %s", argv[1]);
-			return -EINVAL;
-		}
-		last = first;
-	}
-	for (i = 0; i < ARRAY_SIZE(ew_param_keys); i++)
-		if (!strcmp(argv[2], ew_param_keys[i].name))
-			k = &ew_param_keys[i];
-	if (!k) {
-		DMWARN("disk_param: unknown key %s", argv[2]);
-		return -EINVAL;
-	}
-	if (kstrtou64(argv[3], 10, &v) || (!k->u64 && v > U32_MAX)) {
-		DMWARN("disk_param: bad value %s for %s", argv[3], k->name);
-		return -EINVAL;
-	}
 	tmp = kmalloc(sizeof(*tmp), GFP_KERNEL);
 	if (!tmp)
 		return -ENOMEM;
-	for (i = first; i <= last; i++) {
+	for (i = m->first; i <= m->last; i++) {
 		struct ew_disk_params p;
 
 		spin_lock_irqsave(&a->lock, flags);
 		p = a->m[i].model.p;
 		spin_unlock_irqrestore(&a->lock, flags);
-		if (k->u64)
-			*(u64 *)((u8 *)&p + k->off) = v;
-		else
-			*(u32 *)((u8 *)&p + k->off) = (u32)v;
+		ew_param_set(&p, m->key, m->value);
 		why = "the disk model cannot be built";
 		ret = ew_disk_params_check(&p, &why);
 		if (!ret)
 			ret = ew_disk_init(tmp, &p, a->m[i].model.nr_sectors);
 		if (ret) {
-			DMWARN("disk_param: %s %s rejected: %s", k->name,
-			       argv[3], why);
+			DMWARN("disk_param: %s %llu rejected: %s", m->key->name,
+			       m->value, why);
 			kfree(tmp);
 			return -EINVAL;
 		}
@@ -3004,36 +2959,26 @@ static int ew_disk_param(struct ew_array *a, unsigned int argc, char **argv)
 	return 0;
 }
 
-/* "rebuild pause", "rebuild resume", "rebuild_rate <MiB/s>" */
-static int ew_rebuild_message(struct ew_array *a, unsigned int argc,
-			      char **argv)
+static void ew_rebuild_rate(struct ew_array *a, u32 rate)
 {
 	unsigned long flags;
-	bool kick = false;
-	u32 rate;
 
-	if (argc == 2 && !strcmp(argv[0], "rebuild_rate")) {
-		if (kstrtou32(argv[1], 10, &rate) || rate > 100000) {
-			DMWARN("rebuild_rate: bad value %s (MiB/s, 0 to 100000)",
-			       argv[1]);
-			return -EINVAL;
-		}
-		spin_lock_irqsave(&a->lock, flags);
-		a->rb_rate_mib = rate;
-		/* the new rate from now on, not what the old one saved up */
-		a->scan_tokens = 0;
-		a->scan_refill_ns = ew_now();
-		spin_unlock_irqrestore(&a->lock, flags);
-		ew_kick_prop(a);
-		return 0;
-	}
-	if (argc != 2 || (strcmp(argv[1], "pause") &&
-			  strcmp(argv[1], "resume"))) {
-		DMWARN("rebuild: expected pause or resume");
-		return -EINVAL;
-	}
 	spin_lock_irqsave(&a->lock, flags);
-	a->rb_paused = !strcmp(argv[1], "pause");
+	a->rb_rate_mib = rate;
+	/* the new rate from now on, not what the old one saved up */
+	a->scan_tokens = 0;
+	a->scan_refill_ns = ew_now();
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_kick_prop(a);
+}
+
+static void ew_rebuild_pause(struct ew_array *a, bool pause)
+{
+	unsigned long flags;
+	bool kick;
+
+	spin_lock_irqsave(&a->lock, flags);
+	a->rb_paused = pause;
 	kick = !a->rb_paused && !a->suspended;
 	spin_unlock_irqrestore(&a->lock, flags);
 	/* the scan is one: pausing it pauses a resync after a crash too */
@@ -3042,18 +2987,28 @@ static int ew_rebuild_message(struct ew_array *a, unsigned int argc,
 		ew_kick_prop(a);
 	}
 	ew_event(a);
-	return 0;
 }
 
+/* The words are parsed by the core (core/ew_msg.c, fuzzed). */
 static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
 	unsigned long flags;
+	struct ew_msg m;
+	const char *why;
 	u32 i;
 
-	if (argc == 1 && !strcmp(argv[0], "reset_counters")) {
+	if (ew_msg_parse(argc, argv, a->nr, &m, &why)) {
+		if (m.bad_word)
+			DMWARN("message: %s: '%s'", why, m.bad_word);
+		else
+			DMWARN("message: %s", why);
+		return -EINVAL;
+	}
+	switch (m.op) {
+	case EW_MSG_RESET_COUNTERS:
 		for (i = 0; i < EW_C_NR; i++)
 			atomic64_set(&a->counters[i], 0);
 		spin_lock_irqsave(&a->lock, flags);
@@ -3061,14 +3016,16 @@ static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 		a->err_count = 0;
 		spin_unlock_irqrestore(&a->lock, flags);
 		return 0;
+	case EW_MSG_DISK_PARAM:
+		return ew_disk_param(a, &m);
+	case EW_MSG_REBUILD_RATE:
+		ew_rebuild_rate(a, m.rate_mib);
+		return 0;
+	case EW_MSG_REBUILD_PAUSE:
+	case EW_MSG_REBUILD_RESUME:
+		ew_rebuild_pause(a, m.op == EW_MSG_REBUILD_PAUSE);
+		return 0;
 	}
-	if (argc >= 1 && !strcmp(argv[0], "disk_param"))
-		return ew_disk_param(a, argc, argv);
-	if (argc >= 1 && (!strcmp(argv[0], "rebuild") ||
-			  !strcmp(argv[0], "rebuild_rate")))
-		return ew_rebuild_message(a, argc, argv);
-	DMWARN("unknown message %s with %u arguments",
-	       argc ? argv[0] : "(none)", argc);
 	return -EINVAL;
 }
 

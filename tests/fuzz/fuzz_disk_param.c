@@ -2,10 +2,9 @@
 /*
  * fuzz_disk_param.c - the disk model a "disk_param <member|all> <key>
  * <value>" message rebuilds.  The message's words are parsed by the
- * target itself (dm-eagerwrite-target.c: member index, key name,
- * kstrtou64); what is in the core, and what the fuzzer drives here, is
- * what it does with the value: ew_disk_params_check() and ew_disk_init()
- * from the default model with the keys the message accepts changed, then
+ * core's message parser (fuzz_msg.c); what the fuzzer drives here is
+ * what the target does with the value: ew_disk_params_check() and
+ * ew_disk_init() from the default model with the keys the message accepts changed, then
  * the predictions the map path makes on the model accepted.  Input: the
  * member size (8 bytes), then (key, value) pairs of 1 + 8 bytes, then
  * the requests predicted (lba 8 bytes, sectors 2 bytes).
@@ -13,23 +12,8 @@
 #include <stddef.h>
 
 #include "ew_disk.h"
+#include "ew_msg.h"
 #include "fuzz_util.h"
-
-/* The keys the message accepts (ew_param_keys[] in the target). */
-static const struct { size_t off; int is_u64; } keys[] = {
-	{ offsetof(struct ew_disk_params, rotation_ns), 1 },
-	{ offsetof(struct ew_disk_params, phase_ns), 1 },
-	{ offsetof(struct ew_disk_params, single_cyl_ns), 0 },
-	{ offsetof(struct ew_disk_params, seek_a_ns), 0 },
-	{ offsetof(struct ew_disk_params, seek_b_ns), 0 },
-	{ offsetof(struct ew_disk_params, seek_boundary), 0 },
-	{ offsetof(struct ew_disk_params, seek_c_ns), 0 },
-	{ offsetof(struct ew_disk_params, seek_e_ns), 0 },
-	{ offsetof(struct ew_disk_params, head_switch_ns), 0 },
-	{ offsetof(struct ew_disk_params, write_settle_ns), 0 },
-	{ offsetof(struct ew_disk_params, overhead_ns), 0 },
-};
-#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
@@ -47,16 +31,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	nkeys = (unsigned int)fuzz_take(&data, &size, 1) % 4;
 	ew_disk_params_default(&p);
 	for (i = 0; i < nkeys; i++) {
-		unsigned int k = (unsigned int)fuzz_take(&data, &size, 1) % NR_KEYS;
+		unsigned int k = (unsigned int)fuzz_take(&data, &size, 1) %
+				 ew_nr_param_keys;
+		const struct ew_param_key *key = &ew_param_keys[k];
 		u64 v = fuzz_take(&data, &size, 8);
 
-		if (keys[k].is_u64) {
-			memcpy((u8 *)&p + keys[k].off, &v, 8);
-		} else {
-			u32 v32 = (u32)v;	/* > U32_MAX is refused */
-
-			memcpy((u8 *)&p + keys[k].off, &v32, 4);
-		}
+		/* the parser refuses a narrow key's value > U32_MAX */
+		ew_param_set(&p, key, key->wide ? v : (u32)v);
 	}
 	if (ew_disk_params_check(&p, &why)) {
 		FUZZ_CHECK(why);
