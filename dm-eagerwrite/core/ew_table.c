@@ -30,6 +30,7 @@ enum ew_table_err {
 	EW_TERR_MIRRORS_DDM,
 	EW_TERR_DILUTION,
 	EW_TERR_DILUTION_RANGE,
+	EW_TERR_DILUTION_ONE,
 	EW_TERR_SYNC,
 	EW_TERR_SYNC_MIRRORS,
 	EW_TERR_CHUNK,
@@ -77,6 +78,7 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_MIRRORS_DDM] = "mirrors must be 2 for layout ddm",
 	[EW_TERR_DILUTION] = "Invalid dilution value",
 	[EW_TERR_DILUTION_RANGE] = "dilution out of range (1 to 100)",
+	[EW_TERR_DILUTION_ONE] = "dilution must be above 1: eager writing needs free blocks",
 	[EW_TERR_SYNC] = "Invalid sync value (1 or 2)",
 	[EW_TERR_SYNC_MIRRORS] = "sync exceeds mirrors",
 	[EW_TERR_CHUNK] = "Invalid chunk_sectors value",
@@ -218,6 +220,13 @@ static enum ew_table_err ew_parse_value(struct ew_table_args *t,
 			return EW_TERR_DILUTION_RANGE;
 		if (ret)
 			return EW_TERR_DILUTION;
+		/*
+		 * At 1 a full ddm or ew volume has no free block: an
+		 * overwrite, which needs one before it gives up its old
+		 * block, could only fail.  (raid10 refuses the key.)
+		 */
+		if (v <= 100)
+			return EW_TERR_DILUTION_ONE;
 		t->dilution_x100 = v;
 		break;
 	case EW_KEY_SYNC:

@@ -119,6 +119,11 @@ static const struct line_case lines[] = {
 	{ "ew 2 dilution 1e3 meta @4", "Invalid dilution value" },
 	{ "ew 2 dilution abc meta @4", "Invalid dilution value" },
 	{ "ew 2 dilution 0.9 meta @4", "dilution out of range (1 to 100)" },
+	{ "ew 2 dilution 1 meta @4",
+	  "dilution must be above 1: eager writing needs free blocks" },
+	{ "ddm 2 dilution 1.00 meta @4",
+	  "dilution must be above 1: eager writing needs free blocks" },
+	{ "ew 2 dilution 1.01 meta @4", NULL },
 	{ "ddm 2 dilution 100.01 meta @4", "dilution out of range (1 to 100)" },
 	{ "ew 2 dilution 99999999999999999999 meta @4",
 	  "dilution out of range (1 to 100)" },
@@ -466,7 +471,7 @@ static void test_round_trip_dilutions(void **state)
 	u32 x;
 
 	(void)state;
-	for (x = 100; x <= EW_MAX_DILUTION_X100; x += 7) {
+	for (x = 101; x <= EW_MAX_DILUTION_X100; x += 7) {
 		char dil[16], line[128], buf[512];
 		struct words w;
 		struct ew_table_args t;
