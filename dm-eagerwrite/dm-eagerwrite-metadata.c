@@ -668,6 +668,7 @@ static const char *const ew_md_errors[] = {
 	"Cannot write the new metadata",
 	"Cannot allocate the metadata buffers",
 	"Cannot create an array with a missing data device",
+	"Every replica of some blocks is on a missing, failed or unreadable data device",
 };
 
 #define E_MD_READ	ew_md_errors[0]
@@ -676,6 +677,7 @@ static const char *const ew_md_errors[] = {
 #define E_MD_FORMAT	ew_md_errors[3]
 #define E_MD_NOMEM	ew_md_errors[4]
 #define E_MD_MISSING	ew_md_errors[5]
+#define E_MD_TOO_FEW	ew_md_errors[6]
 
 /*
  * Format, in this order, each step durable before the next
@@ -993,12 +995,32 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 				continue;
 			ret = ew_md_read(md, md->data[i], md->iobuf, 0, 1);
 			if (ret) {
-				*error = E_MD_LREAD;
-				break;
+				/*
+				 * A dead disk still named in the table: as
+				 * dm-raid does, assemble without it if the
+				 * others hold every block (checked below).
+				 */
+				DMERR("data device %u: label unreadable (%d), left out",
+				      i, ret);
+				res->unreadable |= BIT_ULL(i);
+				md->data[i] = NULL;	/* never flushed */
+				ret = 0;
+				continue;
 			}
 			ret = ew_meta_label_check(&md->sb, md->iobuf, i, error);
 			if (ret)
 				DMERR("data device %u: %s", i, *error);
+		}
+		if (!ret && res->unreadable) {
+			u64 gone = md->sb.member_failed | res->unreadable;
+
+			for (i = 0; i < md->nr; i++)
+				if (!md->data[i])
+					gone |= BIT_ULL(i);
+			if (!ew_table_members_ok(cfg->t, gone)) {
+				*error = E_MD_TOO_FEW;
+				ret = -EIO;
+			}
 		}
 		if (ret)
 			goto bad;

@@ -41,6 +41,12 @@ struct ew_md_open_result {
 	bool clean;			/* the superblock said CLEAN */
 	u64 replayed;			/* journal blocks applied */
 	u64 records;			/* ... and their records */
+	/*
+	 * Members named in the table whose label could not be read (an
+	 * I/O error): left out, to be failed by the caller; the rest
+	 * keeps a replica of every block.
+	 */
+	u64 unreadable;
 };
 
 struct ew_md_stats {

@@ -2300,6 +2300,17 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		DMINFO("%s: new array, metadata formatted", name);
 		return 0;
 	}
+	/*
+	 * Unreadable members are failed as a member failed by errors is:
+	 * in memory now, in the superblock below, before any write; the
+	 * device stays named (TABLE prints it) until it is replaced.
+	 */
+	for (i = 0; i < t->nr; i++)
+		if (res.unreadable & BIT_ULL(i)) {
+			a->pd[i].failed = true;
+			DMWARN("%s: member %u failed: its label cannot be read",
+			       name, i);
+		}
 	ew_array_member_state(a);
 	demoted = ew_array_rebuild(a, homes && !res.clean);
 	/* not journalled: only a checkpoint keeps them */
@@ -2313,7 +2324,10 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			return ret;
 		}
 	}
-	/* "-" where the superblock says the member was fine: failed now */
+	/*
+	 * "-", or an unreadable label, where the superblock says the member
+	 * was fine: failed now
+	 */
 	if (!ew_md_failed(a->md)) {
 		u64 failed, rebuilding;
 

@@ -353,19 +353,19 @@ bool ew_table_dev_missing(const struct ew_table_args *t, u32 i)
 }
 
 /*
- * Each block keeps a replica on a present member: raid10 and ew put
- * replica k of column c on member k * W + c (W = N / mirrors); ddm puts
- * both replicas of pair p on members 2p and 2p + 1 (ew_geom.h).
+ * Each block keeps a replica on a member outside "gone" (bit i: member
+ * i missing, failed or unreadable): raid10 and ew put replica k of
+ * column c on member k * W + c (W = N / mirrors); ddm puts both
+ * replicas of pair p on members 2p and 2p + 1 (ew_geom.h).
  */
-bool ew_table_missing_ok(const struct ew_table_args *t)
+bool ew_table_members_ok(const struct ew_table_args *t, u64 gone)
 {
 	u32 w, c, k, n = t->nr_disks;
 	bool alive;
 
 	if (t->layout == EW_LAYOUT_DDM) {
 		for (c = 0; c + 1 < n; c += 2)
-			if (ew_table_dev_missing(t, c) &&
-			    ew_table_dev_missing(t, c + 1))
+			if ((gone >> c & 1) && (gone >> (c + 1) & 1))
 				return false;
 		return true;
 	}
@@ -375,12 +375,23 @@ bool ew_table_missing_ok(const struct ew_table_args *t)
 	for (c = 0; c < w; c++) {
 		alive = false;
 		for (k = 0; k < t->mirrors; k++)
-			if (!ew_table_dev_missing(t, k * w + c))
+			if (!(gone >> (k * w + c) & 1))
 				alive = true;
 		if (!alive)
 			return false;
 	}
 	return true;
+}
+
+bool ew_table_missing_ok(const struct ew_table_args *t)
+{
+	u64 gone = 0;
+	u32 i;
+
+	for (i = 0; i < t->nr_disks && i < 64; i++)
+		if (ew_table_dev_missing(t, i))
+			gone |= 1ULL << i;
+	return ew_table_members_ok(t, gone);
 }
 
 static enum ew_table_err ew_parse_features(struct ew_table_args *t,

@@ -79,6 +79,11 @@ bool ew_table_dev_missing(const struct ew_table_args *t, u32 i);
  * parser refuses a line where it does not.)
  */
 bool ew_table_missing_ok(const struct ew_table_args *t);
+/*
+ * Whether every block keeps a replica on a member outside gone (bit i:
+ * member i missing, failed or unreadable).
+ */
+bool ew_table_members_ok(const struct ew_table_args *t, u64 gone);
 
 /*
  * What a parsed table risks, in one sentence for a log line or a tool's
