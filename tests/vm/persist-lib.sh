@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Helpers of the persistence and power-cut tests (issues 5 and 8), sourced
 # in the guest, not run: tests/vm/test-persist.sh,
-# tests/vm/host-persist-reboot.sh and tests/vm/ewprobe-powercut.sh.
+# tests/vm/host-persist-reboot.sh, tests/vm/ewprobe-powercut.sh and
+# tests/vm/host-failure-powercut.sh.
 #
 # A "config" names what a test puts on a group of devices:
 #   LAYOUT:SYNC  an eagerwrite array (raid10, ddm or ew; sync 1 or 2;
@@ -153,4 +154,36 @@ pl_zero_lost() {
 # (before issue 5's persistence landed), since the kernel log started.
 pl_memory_only_warned() {
 	dmesg | grep -q 'map in memory only'
+}
+
+# pl_ewprobe_verify NAME DEV LOG: ewprobe verify --scan of DEV against
+# the write log LOG: every acknowledged write there, no block corrupt or
+# holding foreign data, at least one ack.  Prints "# figures NAME: ..."
+# and, on failure, the first problems.
+pl_ewprobe_verify() {
+	local rc
+	ewprobe verify --log "$3" --scan --json "$2" >/tmp/pl-v.json 2>/tmp/pl-v.err
+	rc=$?
+	echo "# figures $1: $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) foreign=\(.foreign) unacked=\(.unacked)"' /tmp/pl-v.json 2>/dev/null)"
+	[ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .foreign == 0 and .acked > 0' \
+		/tmp/pl-v.json >/dev/null && return 0
+	sed 's/^/#   /' /tmp/pl-v.err | head -n 5
+	jq -r '.problems[:5][] | "#   block \(.block): \(.kind): \(.found)"' /tmp/pl-v.json 2>/dev/null
+	return 1
+}
+
+# pl_ewprobe_last_ack LOG: the block of the last whole ack record
+pl_ewprobe_last_ack() {
+	grep -aE '^EWPROBE ack [0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$' "$1" |
+		tail -n 1 | cut -d' ' -f4
+}
+
+# pl_ewprobe_control DEV LOG BLOCK: the control of a verify: BLOCK zeroed
+# through DEV must be reported lost (verify can fail)
+pl_ewprobe_control() {
+	[ -n "$3" ] || return 1
+	dd if=/dev/zero of="$1" bs=4096 seek="$3" count=1 oflag=direct \
+		conv=notrunc status=none || return 1
+	ewprobe verify --log "$2" --json "$1" >/tmp/pl-c.json 2>/dev/null
+	[ $? = 1 ] && jq -e '.lost >= 1' /tmp/pl-c.json >/dev/null
 }
