@@ -51,10 +51,12 @@ vm_copy_bin() {
 # modules are looked up under $VM_MODROOT/lib/modules/KVER (default /:
 # the host's; the debug kernel's are under build/debug-kernel/out/modroot).
 vm_module_files() {
-	local kver=$1 m out rc=0
+	local kver=$1 m out rc=0 root_opt=()
 	shift
+	# Not "-d /": modprobe would print "//lib/modules/...".
+	[ "${VM_MODROOT:-/}" = / ] || root_opt=(-d "$VM_MODROOT")
 	for m in "$@"; do
-		if ! out=$(modprobe -d "${VM_MODROOT:-/}" -S "$kver" --show-depends "$m" 2>&1); then
+		if ! out=$(modprobe "${root_opt[@]}" -S "$kver" --show-depends "$m" 2>&1); then
 			echo "vm: module $m not found for $kver: $out" >&2
 			rc=1
 			continue
