@@ -17,8 +17,8 @@
 # guest boots (Debian's linux-image-amd64) whatever KVER says.
 #
 # Other targets: module, userspace, man, uninstall, check-unit, fuzz,
-# kunit, vmtest, check-crash, sim-figures, bench, sparse, checkpatch,
-# clean.
+# kunit, vmtest, check-crash, check-debug, debug-kernel, sim-figures,
+# bench, sparse, checkpatch, clean.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -35,8 +35,8 @@ MODULE := $(MODDIR)/dm-eagerwrite.ko
 KMAKE = $(MAKE) -C $(KDIR) M=$(TOP) CONFIG_DM_EAGERWRITE=m W=1 KCFLAGS=-Werror
 
 .PHONY: all deps deps-build module userspace man install uninstall check \
-	check-unit fuzz kunit vmtest check-crash demo sim-figures bench sparse \
-	checkpatch clean guest-module
+	check-unit fuzz kunit vmtest check-crash check-debug debug-kernel demo \
+	sim-figures bench sparse checkpatch clean guest-module
 
 all: module userspace
 
@@ -111,6 +111,17 @@ vmtest: guest-module userspace
 
 check-crash: guest-module userspace
 	$(TOP)/scripts/vmtest --crash
+
+# The guest debug kernel (KASAN, KFENCE, lockdep, ...) and the project's
+# modules built for it, under build/debug-kernel/ (scripts/debug-kernel).
+debug-kernel: deps
+	$(TOP)/scripts/debug-kernel
+
+# Every guest suite on the debug kernel, then the console logs scanned for
+# KASAN, lockdep, might_sleep, list, ODEBUG, KFENCE reports: any fails it.
+# DEBUG_PATTERN="target" runs only the suites whose name contains it.
+check-debug: deps userspace
+	$(TOP)/scripts/check-debug $(DEBUG_PATTERN)
 
 # Every suite the project has; totals are printed by each suite and the
 # summary line by scripts/check-summary.

@@ -47,12 +47,16 @@ vm_copy_bin() {
 # vm_module_files KVER NAME...: the .ko files (host paths) of the modules
 # and of everything they depend on, soft dependencies included, in load
 # order.  Built-in modules print nothing; an unknown name is reported on
-# stderr and makes the function fail after printing the others.
+# stderr and makes the function fail after printing the others.  The
+# modules are looked up under $VM_MODROOT/lib/modules/KVER (default /:
+# the host's; the debug kernel's are under build/debug-kernel/out/modroot).
 vm_module_files() {
-	local kver=$1 m out rc=0
+	local kver=$1 m out rc=0 root_opt=()
 	shift
+	# Not "-d /": modprobe would print "//lib/modules/...".
+	[ "${VM_MODROOT:-/}" = / ] || root_opt=(-d "$VM_MODROOT")
 	for m in "$@"; do
-		if ! out=$(modprobe -S "$kver" --show-depends "$m" 2>&1); then
+		if ! out=$(modprobe "${root_opt[@]}" -S "$kver" --show-depends "$m" 2>&1); then
 			echo "vm: module $m not found for $kver: $out" >&2
 			rc=1
 			continue
@@ -93,4 +97,31 @@ vm_vmlinux() {
 		return 1
 	fi
 	mv -f "$tmp" "$out" && echo "$key" >"$out.key" && echo "$out"
+}
+
+# vm_sync_tree SRC DST: copies the kernel sources under SRC (*.c, *.h,
+# Kbuild, Kconfig, Makefile, .kunitconfig; not the *.mod.c of a build) to
+# DST, touching only files whose content differs so that a kernel build in
+# DST stays incremental, and deletes the sources gone from SRC (build
+# outputs in DST are left alone).  scripts/kunit, scripts/debug-kernel.
+vm_sync_src_list() {
+	(cd "$1" && find . -type f \( -name '*.c' -o -name '*.h' \
+		-o -name Kbuild -o -name Kconfig -o -name Makefile \
+		-o -name .kunitconfig \) ! -name '*.mod.c' | sort)
+}
+vm_sync_tree() {
+	local src=$1 dst=$2 f list
+	list=$(vm_sync_src_list "$src") || return 1
+	mkdir -p "$dst" || return 1
+	while IFS= read -r f; do
+		[ -n "$f" ] || continue
+		if ! cmp -s "$src/$f" "$dst/$f"; then
+			mkdir -p "$(dirname "$dst/$f")" &&
+				cp "$src/$f" "$dst/$f" || return 1
+		fi
+	done <<<"$list"
+	vm_sync_src_list "$dst" | while IFS= read -r f; do
+		grep -qxF -- "$f" <<<"$list" || rm -f "$dst/$f"
+	done
+	find "$dst" -mindepth 1 -type d -empty -delete
 }
