@@ -8,12 +8,24 @@
 # by vmtest on its own (no test-/host-/crash- prefix).
 #
 #   ewprobe-powercut.sh [--configs "CFG..."] [--cuts N] [--min-delay S]
-#                       [--max-delay S] [--seed X] [--rate] [--ndisks N]
+#                       [--max-delay S] [--seed X] [--rate] [--wcache N]
 #
 # CFG is LAYOUT:SYNC (an eagerwrite array, 2 mirrors, over disk00..disk03
 # with the harness's metadata disk) or raw (disk00 itself); cut i uses the
 # (i-1)-th CFG modulo their number.  Default: the six of raid10, ddm, ew x
 # sync 1, 2; 6 cuts; 1.5 to 6 s of writing before each cut.
+#
+# --wcache N: every member and the metadata device is a dm-ewfault
+# (tests/ewfault) over its disk, with a volatile write cache of N 4 KiB
+# blocks in the write boot (pass-through in the verify boot); the cut
+# suspends them all (--noflush: the caches stay) and sends each "cut SEED"
+# (written back: a random subset of what it cached, some writes torn)
+# just before the marker, so the cut loses the disks' caches.  A CFG with
+# the suffix @lie (e.g. ew:2@lie, raw@lie) is a control: once the array is
+# created, its members ignore flushes and FUA (ignore_flushes 1; the
+# metadata device stays honest, so the array assembles), and its
+# verification must find acknowledged writes lost (ewprobe verify exits
+# 1, lost > 0).
 #
 #   boot i    (i = 1..N) verifies cut i-1 (below), then makes a new target
 #             of cut i's CFG (metadata and member labels cleared), runs
@@ -42,8 +54,9 @@
 # (issue 8's check: rate and power-cut verification back to back).
 #
 # QEMU's disks are cache=unsafe host files: a write the guest saw complete
-# survives a QEMU kill, so zero losses are expected; a loss is the
-# target's (or ewprobe's) bug.  The random delays come from --seed
+# survives a QEMU kill, so without --wcache only the target's (or
+# ewprobe's) bug can lose one; with --wcache, a missing or misordered
+# flush or FUA loses it too, as on a disk with a volatile cache.  The random delays come from --seed
 # (printed): the same seed repeats the same cut times, within the timing
 # of the emulated machine.
 # Prints "ok - NAME" / "not ok - NAME"; exits non-zero on any failure.
@@ -52,9 +65,13 @@ NDISKS=6	# disk00..03 members, disk04 carries the log, disk05 rate baseline
 MAX_BLOCKS=4096
 
 # ---- in the guest ----
-# --guest VCFG VLEN VCUT WCFG WDELAY WCUT RATE ("-" for none)
+# --guest VCFG VLEN VCUT WCFG WDELAY WCUT RATE WCACHE CUTSEED ("-" for none)
 if [ "${1-}" = --guest ]; then
-	vcfg=$2 vlen=$3 vcut=$4 wcfg=$5 wdelay=$6 wcut=$7 rate=$8
+	vcfg=$2 vlen=$3 vcut=$4 wcfg=$5 wdelay=$6 wcut=$7 rate=$8 wcache=$9 cutseed=${10}
+	# @lie: the control of --wcache (flushes ignored, losses required)
+	vlie=0 wlie=0 vname=$vcfg wname=$wcfg
+	[ "${vcfg%@lie}" != "$vcfg" ] && vlie=1 vcfg=${vcfg%@lie}
+	[ "${wcfg%@lie}" != "$wcfg" ] && wlie=1 wcfg=${wcfg%@lie}
 	export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 	# shellcheck source=tests/vm/target-lib.sh
 	. "$EW_TESTS/vm/target-lib.sh"
@@ -65,18 +82,39 @@ if [ "${1-}" = --guest ]; then
 	spare=${disks[4]} base=${disks[5]} meta=$EW_META
 	case "$vcfg $wcfg" in *:*) load_target || { notok "module loaded"; exit 1; } ;; esac
 	klog_mark
+	# --wcache: the metadata device and each member behind a dm-ewfault,
+	# pass-through until the write boot turns the cache on
+	wc_devs=()
+	if [ "$wcache" != 0 ]; then
+		load_ewfault || { notok "ewfault loaded"; exit 1; }
+		for i in 0 1 2 3 m; do
+			if [ $i = m ]; then d=$meta; else d=${members[i]}; fi
+			dmsetup create "ewc$i" --table "0 $(blockdev --getsz "$d") ewfault $d 0" ||
+				{ notok "ewfault over $d"; exit 1; }
+			[ -b "/dev/mapper/ewc$i" ] || dmsetup mknodes "ewc$i"
+			wc_devs+=("ewc$i")
+			if [ $i = m ]; then meta=/dev/mapper/ewcm; else members[i]=/dev/mapper/ewc$i; fi
+		done
+	fi
 	# which module this boot ran (the tree's .ko may be rebuilt between boots)
 	[ -e /ew/dm-eagerwrite.ko ] && note "module $(sha256sum /ew/dm-eagerwrite.ko | cut -c1-12)"
 	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
 
 	if [ "$vcfg" != - ]; then
-		name="cut $vcut ($vcfg)"
+		name="cut $vcut ($vname)"
 		if dev=$(pl_assemble pc "$vcfg" "$meta" "${members[@]}"); then
 			head -c "$vlen" "$spare" >/tmp/log
 			ewprobe verify --log /tmp/log --scan --json "$dev" >/tmp/v.json 2>/tmp/v.err
 			rc=$?
-			echo "# figures cut=$vcut config=$vcfg $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) foreign=\(.foreign) unacked=\(.unacked) unacked_landed=\(.unacked_landed) intents=\(.intents) acks=\(.acks) scanned=\(.scanned) stale=\(.scan_stale) torn=\(.torn_last_line)"' /tmp/v.json 2>/dev/null)"
-			if [ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .foreign == 0 and .acked > 0' /tmp/v.json >/dev/null; then
+			echo "# figures cut=$vcut config=$vname $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) foreign=\(.foreign) unacked=\(.unacked) unacked_landed=\(.unacked_landed) intents=\(.intents) acks=\(.acks) scanned=\(.scanned) stale=\(.scan_stale) torn=\(.torn_last_line)"' /tmp/v.json 2>/dev/null)"
+			if [ "$vlie" = 1 ]; then
+				# the control: caches that ignored flushes lose data
+				if [ $rc = 1 ] && jq -e '.lost > 0' /tmp/v.json >/dev/null; then
+					ok "$name: control: flushes ignored, acknowledged writes lost ($(jq -r .lost /tmp/v.json) of $(jq -r .acked /tmp/v.json))"
+				else
+					notok "$name: control: flushes ignored, acknowledged writes lost (verify exit $rc, lost $(jq -r .lost /tmp/v.json 2>/dev/null))"
+				fi
+			elif [ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .foreign == 0 and .acked > 0' /tmp/v.json >/dev/null; then
 				ok "$name: every acknowledged write survived the power cut, no foreign data"
 			else
 				notok "$name: every acknowledged write survived the power cut, no foreign data (verify exit $rc)"
@@ -129,11 +167,26 @@ if [ "${1-}" = --guest ]; then
 	fi
 
 	[ "$wcfg" = - ] && finish
-	name="cut $wcut ($wcfg)"
+	name="cut $wcut ($wname)"
 	if [ "$wcfg" != raw ]; then
 		pl_fresh "$meta" "${members[@]}" || { notok "$name: clear the devices"; exit 1; }
 	fi
+	if [ "$wcache" != 0 ]; then
+		for d in "${wc_devs[@]}"; do
+			dmsetup message "$d" 0 wcache "$wcache" || { notok "$name: wcache $wcache on $d"; exit 1; }
+		done
+		note "$name: every device behind a dm-ewfault with a write cache of $wcache blocks"
+	fi
 	dev=$(pl_assemble pc "$wcfg" "$meta" "${members[@]}") || { notok "$name: create"; exit 1; }
+	if [ "$wlie" = 1 ]; then
+		# the control: the members' caches lie from now on (the labels
+		# and the metadata device stay honest, so that the array
+		# assembles and verify, not the constructor, meets the loss)
+		for d in ewc0 ewc1 ewc2 ewc3; do
+			dmsetup message "$d" 0 ignore_flushes 1 || { notok "$name: ignore_flushes on $d"; exit 1; }
+		done
+		note "$name: control: the members ignore flushes and FUA"
+	fi
 	if [ "$rate" = 1 ]; then
 		# issue 8: the rate on a raw member of the same kind, then on
 		# the array, in the same boot; the cut's verify follows.
@@ -152,6 +205,19 @@ if [ "${1-}" = --guest ]; then
 	echo "# $name: ewprobe write on $dev ($blocks blocks) for ${wdelay}s, then the power cut"
 	ewprobe write --log "$EW_CHANNEL" --seconds 3600 --blocks "$blocks" --force "$dev" &
 	sleep "$wdelay"
+	if [ "$wcache" != 0 ]; then
+		# one instant for every device: all held (a suspend keeps the
+		# caches), then each loses its cache, then the kill
+		for d in "${wc_devs[@]}"; do dmsetup suspend --noflush --nolockfs "$d"; done
+		i=0
+		for d in "${wc_devs[@]}"; do
+			dmsetup message "$d" 0 cut $((cutseed + i))
+			i=$((i + 1))
+		done
+		for d in "${wc_devs[@]}"; do
+			echo "# wcache-cut $d $(dmsetup status "$d" | tr ' ' '\n' | grep -E '^(written_back|dropped|torn)=' | tr '\n' ' ')"
+		done
+	fi
 	echo "EW-POWERCUT-NOW $wcut"
 	sleep 120
 	echo "not ok - $name: the power cut did not come"
@@ -169,7 +235,7 @@ main() {
 	fi
 	usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; }
 	configs="raid10:1 ddm:1 ew:1 raid10:2 ddm:2 ew:2" cuts=6 min_delay=1.5 max_delay=6
-	seed=$(( $(date +%s) % 100000 )) rate=0
+	seed=$(( $(date +%s) % 100000 )) rate=0 wcache=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--configs) configs=$2; shift 2 ;;
@@ -178,12 +244,18 @@ main() {
 		--max-delay) max_delay=$2; shift 2 ;;
 		--seed) seed=$2; shift 2 ;;
 		--rate) rate=1; shift ;;
+		--wcache) wcache=$2; shift 2 ;;
 		-h|--help) usage; exit 0 ;;
 		*) echo "ewprobe-powercut: unknown argument $1" >&2; exit 2 ;;
 		esac
 	done
 	read -ra cfgs <<<"$configs"
 	[ ${#cfgs[@]} -gt 0 ] && [ "$cuts" -ge 1 ] || { echo "ewprobe-powercut: bad --configs/--cuts" >&2; exit 2; }
+	[[ "$wcache" =~ ^[0-9]+$ ]] || { echo "ewprobe-powercut: bad --wcache $wcache" >&2; exit 2; }
+	for c in "${cfgs[@]}"; do
+		[ "$wcache" = 0 ] && [ "${c%@lie}" != "$c" ] &&
+			{ echo "ewprobe-powercut: $c: @lie needs --wcache" >&2; exit 2; }
+	done
 
 	top=$(cd "$(dirname "$0")/../.." && pwd)
 	bin=${EW_BIN:-$top/build/userspace/bin}
@@ -212,7 +284,7 @@ main() {
 			rate_cut=$i
 		fi
 	done
-	note "cuts $cuts over: $configs; writing ${min_delay}..${max_delay} s before each cut; seed $seed"
+	note "cuts $cuts over: $configs; writing ${min_delay}..${max_delay} s before each cut; seed $seed$([ "$wcache" != 0 ] && echo "; write caches of $wcache blocks")"
 	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
 	loglen=0
 	t_all=$SECONDS
@@ -228,7 +300,8 @@ main() {
 		[ $w -le "$cuts" ] && kill=(--kill-on '^EW-POWERCUT-NOW')
 		t0=$SECONDS
 		"${vmrun[@]}" --channel "$dir/channel$b.log" --log "$dir/boot$b.log" "${kill[@]}" \
-			-- "$0" --guest "${vargs[@]}" "${wargs[@]}" "$r" >"$dir/vm-run$b.out" 2>&1
+			-- "$0" --guest "${vargs[@]}" "${wargs[@]}" "$r" "$wcache" $((seed * 1000 + w * 10)) \
+			>"$dir/vm-run$b.out" 2>&1
 		rc=$?
 		grep -a '^ok \|^not ok \|^# ' "$dir/boot$b.log" | grep -av '^# status: '
 		grep -aq '^not ok ' "$dir/boot$b.log" && fails=$((fails + 1))
@@ -252,12 +325,18 @@ main() {
 			notok "boot $b: cut $w (${cfg_of[w]}) after ${delay_of[w]} s of writing: $intents intents, $acks acks on the host"
 			break
 		fi
-		if [ "${cfg_of[w]}" = raw ]; then
+		if [ "${cfg_of[w]%@lie}" = raw ]; then
 			"$ewprobe" verify --log "$log" --scan --json "$dir/disk00.img" >"$dir/host.json"
 			rc=$?
 			note "host verify of cut $w: $(jq -c '{acked, verified, later_write, lost, corrupt, foreign, unacked, scan_stale}' "$dir/host.json" 2>/dev/null)"
-			[ $rc = 0 ] && ok "cut $w (raw): host verify of disk00.img: nothing lost" ||
-				notok "cut $w (raw): host verify of disk00.img: nothing lost (exit $rc)"
+			if [ "${cfg_of[w]}" = raw@lie ]; then
+				[ $rc = 1 ] && jq -e '.lost > 0' "$dir/host.json" >/dev/null &&
+					ok "cut $w (raw@lie): host verify of disk00.img: the ignored flushes lost acknowledged writes" ||
+					notok "cut $w (raw@lie): host verify of disk00.img: the ignored flushes lost acknowledged writes (exit $rc)"
+			else
+				[ $rc = 0 ] && ok "cut $w (raw): host verify of disk00.img: nothing lost" ||
+					notok "cut $w (raw): host verify of disk00.img: nothing lost (exit $rc)"
+			fi
 			blk=$(grep -aE "^EWPROBE ack $whole" "$log" | tail -n 1 | cut -d' ' -f4)
 			cp "$dir/disk00.img" "$dir/control.img"
 			dd if=/dev/zero of="$dir/control.img" bs=4096 seek="$blk" count=1 conv=notrunc status=none
@@ -275,10 +354,12 @@ main() {
 	# ---- totals ----
 	cat "$dir"/boot*.log | grep -a '^# figures ' >"$dir/figures"
 	verified_cuts=$(wc -l <"$dir/figures")
-	totals=$(awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
+	# the totals count the cuts that must lose nothing; the @lie
+	# controls, which must lose, have their own lines below
+	totals=$(grep -av ' config=[^ ]*@lie ' "$dir/figures" | awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
 		END { printf "acked %d, verified %d, later-write %d, lost %d, corrupt %d, foreign %d, unacked %d",
-			s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["foreign"], s["unacked"] }' "$dir/figures")
-	note "totals: $verified_cuts of $cuts cuts verified; $totals; $((SECONDS - t_all)) s"
+			s["acked"], s["verified"], s["later_write"], s["lost"], s["corrupt"], s["foreign"], s["unacked"] }')
+	note "totals: $verified_cuts of $cuts cuts verified; @lie controls apart: $totals; $((SECONDS - t_all)) s"
 	for c in "${cfgs[@]}"; do
 		note "  $c: $(grep -a " config=$c " "$dir/figures" | awk '{ n++; for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] += kv[2] } }
 			END { printf "%d cuts, acked %d, lost %d, corrupt %d, foreign %d", n, s["acked"], s["lost"], s["corrupt"], s["foreign"] }')"
