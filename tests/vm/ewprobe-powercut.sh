@@ -56,9 +56,10 @@
 # QEMU's disks are cache=unsafe host files: a write the guest saw complete
 # survives a QEMU kill, so without --wcache only the target's (or
 # ewprobe's) bug can lose one; with --wcache, a missing or misordered
-# flush or FUA loses it too, as on a disk with a volatile cache.  The random delays come from --seed
-# (printed): the same seed repeats the same cut times, within the timing
-# of the emulated machine.
+# flush or FUA loses it too, as on a disk with a volatile cache.  The
+# random delays (and the cut seeds) come from --seed (printed): the same
+# seed repeats the same cut times, within the timing of the emulated
+# machine.
 # Prints "ok - NAME" / "not ok - NAME"; exits non-zero on any failure.
 set -u
 NDISKS=6	# disk00..03 members, disk04 carries the log, disk05 rate baseline
