@@ -99,7 +99,7 @@ expect_err "geometry refuses dilution on raid10" 1 \
 	"Key dilution not allowed for layout raid10" \
 	"$ewctl" geometry --layout raid10 --dilution 2 --disks 4 --disk-size 1G
 expect_err "geometry refuses dilution 1 (no free block)" 1 \
-	"dilution must be above 1" \
+	"dilution must be above 1 for ddm and ew" \
 	"$ewctl" geometry --layout ew --dilution 1 --disks 4 --disk-size 1G
 expect_err "geometry refuses a too small member" 1 \
 	"Data devices too small for the layout" \

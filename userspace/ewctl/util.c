@@ -29,7 +29,7 @@ void ewctl_layout_help(FILE *f)
 "and takes the target's default, but sync is always written):\n"
 "  --layout raid10|ddm|ew  the layout (default ew)\n"
 "  --mirrors N             replicas per block: raid10/ew 2..8, ddm 2 (2)\n"
-"  --dilution D            ew, ddm: 1..100, two decimals at most (2)\n"
+"  --dilution D            ew, ddm: above 1, to 100, two decimals (2)\n"
 "  --sync 1|2              replicas written before a write is acknowledged\n"
 "                          (2; with 1, a member failure before the delayed\n"
 "                          replica is written loses the write)\n"
