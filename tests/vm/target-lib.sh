@@ -222,3 +222,42 @@ ewfault_members() {
 	done
 	dd if=/dev/zero of="$EW_META" bs=1M count=1 oflag=direct 2>/dev/null
 }
+
+# Generation-checked data (issue 19).  fio's verify_only cannot tell an
+# older valid block from the current one, so a stale replica passes it.
+# ewprobe write stamps every 4 KiB block with its write's sequence number
+# (and address, run seed, checksum) and logs each write's intent and
+# acknowledgement; ewprobe verify reads every block back and reports one
+# that holds an older write of the run ("lost: ... an older write"), zeros
+# or another block's data.  The blocks are the first GEN_BLOCKS of the
+# device; each write is fdatasync'ed before it is acknowledged.
+GEN_BLOCKS=${GEN_BLOCKS:-256}
+gen_write() {	# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log
+	local dev=$1 n=$2
+	rm -f "/tmp/gen-$dev.log"
+	# shellcheck disable=SC2086 # the seed, when given, is two words
+	ewprobe write --log "/tmp/gen-$dev.log" --count "$n" \
+		--blocks "$GEN_BLOCKS" ${3:+--seed $3} --force "/dev/mapper/$dev" \
+		>/tmp/gen-w.out 2>&1 && return 0
+	tail -n 5 /tmp/gen-w.out | sed 's/^/#   /'
+	return 1
+}
+gen_verify() {	# gen_verify DEV: every acknowledged write there, none older
+	local dev=$1
+	ewprobe verify --log "/tmp/gen-$dev.log" "/dev/mapper/$dev" \
+		>/tmp/gen-v.out 2>&1 && grep -q '^result: OK' /tmp/gen-v.out &&
+		return 0
+	grep -E '^block|^acked|^result|rror' /tmp/gen-v.out | head -n 8 |
+		sed 's/^/#   /'
+	return 1
+}
+
+wait_drained() {	# wait_drained DEV SECONDS: pending (field 8) reaches 0
+	local _
+	for _ in $(seq "$2"); do
+		[ "$(status_field "$1" 8)" = 0 ] && return 0
+		sleep 1
+	done
+	note "still pending: $(dmsetup status "$1")"
+	return 1
+}
