@@ -252,6 +252,53 @@ gen_verify() {	# gen_verify DEV: every acknowledged write there, none older
 	return 1
 }
 
+# The second replica of every replica set of a "mirrors 2" array of N
+# members (ew_geom.c): raid10 and ew put replica k of column c on member
+# k * N/2 + c, ddm pairs members 2p and 2p + 1.  With those members failed
+# every block is read from its other replica, so a delayed copy written
+# wrong (or not at all) is read.
+second_replicas() {	# second_replicas LAYOUT N: their indexes
+	local i
+	for ((i = 0; i < $2; i++)); do
+		if [ "$1" = ddm ]; then
+			[ $((i % 2)) -eq 1 ] && echo "$i"
+		else
+			[ "$i" -ge $(($2 / 2)) ] && echo "$i"
+		fi
+	done
+}
+# wrap_partners LAYOUT: $EW_DISKS with each second replica as
+# /dev/mapper/ewp<i>, a dm-linear over the disk (created), printed
+wrap_partners() {
+	local i=0 d sz out=""
+	local -A second
+	for d in $(second_replicas "$1" "$EW_NR_DISKS"); do second[$d]=1; done
+	for d in $EW_DISKS; do
+		if [ -n "${second[$i]:-}" ]; then
+			sz=$(blockdev --getsz "$d")
+			dmsetup remove "ewp$i" 2>/dev/null
+			dmsetup create "ewp$i" --table "0 $sz linear $d 0" || return 1
+			d=/dev/mapper/ewp$i
+		fi
+		out="$out $d"
+		i=$((i + 1))
+	done
+	echo "$out"
+}
+fail_partners() {	# every ewp<i> returns errors from now on
+	local p sz
+	for p in $(dmsetup ls | awk '/^ewp[0-9]/ { print $1 }'); do
+		sz=$(blockdev --getsz "/dev/mapper/$p")
+		dmsetup reload "$p" --table "0 $sz error" &&
+			dmsetup resume "$p" || return 1
+	done
+}
+unwrap_partners() {
+	local p
+	for p in $(dmsetup ls | awk '/^ewp[0-9]/ { print $1 }'); do
+		dmsetup remove "$p" || return 1
+	done
+}
 wait_drained() {	# wait_drained DEV SECONDS: pending (field 8) reaches 0
 	local _
 	for _ in $(seq "$2"); do
