@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# ewprobe on the host: rate on tmpfs must beat every rotating-disk
-# ceiling with the right verdict; the probe refuses to overwrite data;
+# ewprobe on the host: rate on tmpfs gives the verdict its measured rate
+# calls for (the rate itself depends on the host's load: no floor); the
+# probe refuses to overwrite data;
 # verify must find the acknowledged writes a helper drops or corrupts
 # (zeros, an older version, garbage, another block's data) and nothing
 # when nothing was touched, whatever console noise or torn last line the
@@ -60,25 +61,36 @@ run "$ewprobe" rate --method sometimes "$tmp/r"
 	nok "usage: bad --method exits 2, creates nothing" "rc=$rc"
 
 # ---- rate ----
+# The verdict follows the measured rate (thresholds RPM/60 of 5,400 and
+# 15,000: 90/s and 250/s); the rate, a timing, is not held to a floor
+# (under load, ASan and a loaded host, tmpfs syncs can be slower than
+# 250/s), so this passes or fails on the logic alone.
 run "$ewprobe" rate --seconds 1 --same-block --json "$tmp/rate"
-if [ $rc = 0 ] && jqt '.ops_per_sec > 250 and .ops > 250 and
-		.verdict == "faster-than-any-rotating-disk" and
-		.faster_than_any_rotating_disk == true and .tmpfs == true and
+if [ $rc = 0 ] && jqt '.ops_per_sec as $r | .ops > 0 and
+		.verdict == (if $r > 250 then "faster-than-any-rotating-disk"
+			elif $r > 90 then "depends-on-rpm"
+			else "within-every-ceiling" end) and
+		.faster_than_any_rotating_disk == ($r > 250) and .tmpfs == true and
 		.pattern == "same-block" and .method == "fdatasync" and .rpm == null and
-		([.ceilings[] | select(.exceeded)] | length) == 4 and
+		([.ceilings[] | .exceeded == ($r > .rpm / 60)] | all) and
 		([.ceilings[].per_sec] == [90, 120, 166.7, 250]) and
 		.latency_us.p50 > 0 and .latency_us.p50 <= .latency_us.p99 and
 		.latency_us.min <= .latency_us.p50 and .latency_us.p99 <= .latency_us.max'; then
-	ok "rate: tmpfs beats every rotating-disk ceiling ($(jq -r '.ops_per_sec' "$tmp/stdout")/s)"
+	ok "rate: the verdict follows the rate ($(jq -r '.ops_per_sec, .verdict' "$tmp/stdout" | tr '\n' ' '))"
 else
-	nok "rate: tmpfs beats every rotating-disk ceiling" "rc=$rc" "$(cat "$tmp/stdout" "$tmp/stderr")"
+	nok "rate: the verdict follows the rate" "rc=$rc" "$(cat "$tmp/stdout" "$tmp/stderr")"
 fi
 [ ! -e "$tmp/rate" ] && ok "rate: removes the file it created" || nok "rate: removes the file it created"
 
 run "$ewprobe" rate --seconds 0.5 --random --size 1M --rpm 7200 --method fsync "$tmp/rate"
-if [ $rc = 0 ] && grep -q '^verdict: faster-than-any-rotating-disk' "$tmp/stdout" &&
-		grep -q '7200 rpm: *120/s  EXCEEDED' "$tmp/stdout" &&
-		grep -q 'only a power-cut test' "$tmp/stdout" && grep -q 'ops/sec' "$tmp/stdout"; then
+r=$(awk '/ ops\/sec / { print $2 }' "$tmp/stdout")
+case $(awk -v r="${r:-0}" 'BEGIN { print (r > 250) (r > 120) }') in
+11) v=faster-than-any-rotating-disk e=EXCEEDED x='only a power-cut test' ;;
+01) v=faster-than-rpm-ceiling e=EXCEEDED x='only a power-cut test' ;;
+*) v=within-rpm-ceiling e=within x=verdict ;;
+esac
+if [ $rc = 0 ] && [ -n "$r" ] && grep -q "^verdict: $v\$" "$tmp/stdout" &&
+		grep -q "7200 rpm: *120/s  $e" "$tmp/stdout" && grep -q "$x" "$tmp/stdout"; then
 	ok "rate: text verdict with --rpm 7200, random, fsync"
 else
 	nok "rate: text verdict with --rpm 7200, random, fsync" "$(cat "$tmp/stdout" "$tmp/stderr")"
@@ -224,10 +236,10 @@ run "$ewprobe" verify --log "$tmp/nolog" "$tmp/disk"
 [ $rc = 2 ] && ok "verify: a log without a start record exits 2" || nok "verify: a log without a start record exits 2" "rc=$rc"
 
 # ---- listen + write over loopback TCP ----
-"$ewprobe" listen --port 0 --out "$tmp/tcplog" --count-connections 1 --seconds 20 >"$tmp/listen.out" 2>&1 &
+"$ewprobe" listen --port 0 --out "$tmp/tcplog" --count-connections 1 --seconds 120 >"$tmp/listen.out" 2>&1 &
 listener=$!
 port=
-for _ in $(seq 100); do
+for _ in $(seq 600); do
 	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$tmp/listen.out")
 	[ -n "$port" ] && break
 	sleep 0.1
@@ -245,7 +257,7 @@ else
 fi
 start=$SECONDS
 run "$ewprobe" listen --port 0 --out "$tmp/idle" --seconds 1
-[ $rc = 0 ] && [ $((SECONDS - start)) -le 3 ] && grep -q 'time up' "$tmp/stdout" &&
+[ $rc = 0 ] && [ $((SECONDS - start)) -le 30 ] && grep -q 'time up' "$tmp/stdout" &&
 	ok "listen: stops by itself after --seconds" || nok "listen: stops by itself after --seconds" "rc=$rc"
 run "$ewprobe" listen --bind 0.0.0.0 --port 0 --out "$tmp/x" --seconds 1
 [ $rc = 2 ] && grep -q 'not a loopback' "$tmp/stderr" && ok "listen: refuses a non-loopback address" ||

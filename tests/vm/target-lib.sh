@@ -222,3 +222,89 @@ ewfault_members() {
 	done
 	dd if=/dev/zero of="$EW_META" bs=1M count=1 oflag=direct 2>/dev/null
 }
+
+# Generation-checked data (issue 19).  fio's verify_only cannot tell an
+# older valid block from the current one, so a stale replica passes it.
+# ewprobe write stamps every 4 KiB block with its write's sequence number
+# (and address, run seed, checksum) and logs each write's intent and
+# acknowledgement; ewprobe verify reads every block back and reports one
+# that holds an older write of the run ("lost: ... an older write"), zeros
+# or another block's data.  The blocks are the first GEN_BLOCKS of the
+# device; each write is fdatasync'ed before it is acknowledged.
+GEN_BLOCKS=${GEN_BLOCKS:-256}
+gen_write() {	# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log
+	local dev=$1 n=$2
+	rm -f "/tmp/gen-$dev.log"
+	# shellcheck disable=SC2086 # the seed, when given, is two words
+	ewprobe write --log "/tmp/gen-$dev.log" --count "$n" \
+		--blocks "$GEN_BLOCKS" ${3:+--seed $3} --force "/dev/mapper/$dev" \
+		>/tmp/gen-w.out 2>&1 && return 0
+	tail -n 5 /tmp/gen-w.out | sed 's/^/#   /'
+	return 1
+}
+gen_verify() {	# gen_verify DEV: every acknowledged write there, none older
+	local dev=$1
+	ewprobe verify --log "/tmp/gen-$dev.log" "/dev/mapper/$dev" \
+		>/tmp/gen-v.out 2>&1 && grep -q '^result: OK' /tmp/gen-v.out &&
+		return 0
+	grep -E '^block|^acked|^result|rror' /tmp/gen-v.out | head -n 8 |
+		sed 's/^/#   /'
+	return 1
+}
+
+# The second replica of every replica set of a "mirrors 2" array of N
+# members (ew_geom.c): raid10 and ew put replica k of column c on member
+# k * N/2 + c, ddm pairs members 2p and 2p + 1.  With those members failed
+# every block is read from its other replica, so a delayed copy written
+# wrong (or not at all) is read.
+second_replicas() {	# second_replicas LAYOUT N: their indexes
+	local i
+	for ((i = 0; i < $2; i++)); do
+		if [ "$1" = ddm ]; then
+			[ $((i % 2)) -eq 1 ] && echo "$i"
+		else
+			[ "$i" -ge $(($2 / 2)) ] && echo "$i"
+		fi
+	done
+}
+# wrap_partners LAYOUT: $EW_DISKS with each second replica as
+# /dev/mapper/ewp<i>, a dm-linear over the disk (created), printed
+wrap_partners() {
+	local i=0 d sz out=""
+	local -A second
+	for d in $(second_replicas "$1" "$EW_NR_DISKS"); do second[$d]=1; done
+	for d in $EW_DISKS; do
+		if [ -n "${second[$i]:-}" ]; then
+			sz=$(blockdev --getsz "$d")
+			dmsetup remove "ewp$i" 2>/dev/null
+			dmsetup create "ewp$i" --table "0 $sz linear $d 0" || return 1
+			d=/dev/mapper/ewp$i
+		fi
+		out="$out $d"
+		i=$((i + 1))
+	done
+	echo "$out"
+}
+fail_partners() {	# every ewp<i> returns errors from now on
+	local p sz
+	for p in $(dmsetup ls | awk '/^ewp[0-9]/ { print $1 }'); do
+		sz=$(blockdev --getsz "/dev/mapper/$p")
+		dmsetup reload "$p" --table "0 $sz error" &&
+			dmsetup resume "$p" || return 1
+	done
+}
+unwrap_partners() {
+	local p
+	for p in $(dmsetup ls | awk '/^ewp[0-9]/ { print $1 }'); do
+		dmsetup remove "$p" || return 1
+	done
+}
+wait_drained() {	# wait_drained DEV SECONDS: pending (field 8) reaches 0
+	local _
+	for _ in $(seq "$2"); do
+		[ "$(status_field "$1" 8)" = 0 ] && return 0
+		sleep 1
+	done
+	note "still pending: $(dmsetup status "$1")"
+	return 1
+}

@@ -51,6 +51,9 @@ TB=$(ewctl table --layout raid10 --sync 2 --metadata "$MB" "${B[@]}")
 dmsetup create ewa --table "$TA" && dmsetup create ewb --table "$TB" ||
 	{ notok "create arrays A and B"; finish; }
 dd if=/dev/urandom of=/tmp/data bs=1M count=4 status=none
+# an older generation first: a stale replica read after assembly returns
+# valid-looking data that the exact sha256 still catches (issue 19)
+dd if=/dev/urandom of=/dev/mapper/ewa bs=1M count=4 oflag=direct status=none
 dd if=/tmp/data of=/dev/mapper/ewa bs=1M oflag=direct status=none
 sum=$(sha256sum </tmp/data)
 dmsetup remove ewa && dmsetup remove ewb

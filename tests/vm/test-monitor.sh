@@ -48,6 +48,15 @@ wait_for() {	# wait_for REGEX FILE SECONDS
 	note "no '$1' in $2 after $3 s:"; sed 's/^/#   /' "$2" | tail -n 5
 	return 1
 }
+exited() {	# exited PID SECONDS: PID gone within SECONDS (on state, not a sleep)
+	local i
+	for i in $(seq $(($2 * 5))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	note "pid $1 still running after $2 s"
+	return 1
+}
 check "monitor: running, nothing to report on a healthy array" \
 	eval 'kill -0 $mon && [ ! -s /tmp/mon.log ]'
 
@@ -76,7 +85,7 @@ check "monitor: --program ran for the rebuild" \
 
 dmsetup remove ewv
 check "monitor: DeviceDisappeared when the array is removed, then exits" \
-	eval 'wait_for " ewv DeviceDisappeared$" /tmp/mon.log 10 && sleep 1 && ! kill -0 $mon 2>/dev/null'
+	eval 'wait_for " ewv DeviceDisappeared$" /tmp/mon.log 10 && exited $mon 30'
 kill "$mon" 2>/dev/null
 check "monitor: nothing on stderr" eval '[ ! -s /tmp/mon.err ] || { sed "s/^/#   /" /tmp/mon.err; false; }'
 check "monitor: no array is exit 1, a bad --interval exit 2" \

@@ -6,22 +6,33 @@
 # under the array; the ninth disk is the spare.  For each layout (raid10,
 # ddm, ew; mirrors 2, sync 2: replica sets are columns c and c+4 for
 # raid10 and ew, pairs 2p and 2p+1 for ddm):
-#  1. fio verify (tests/fio/verify.fio) runs while member 1 becomes
-#     dm-error: zero verify errors, member 1 shown D, DMERR names it;
+#  1. fio verify (tests/fio/verify.fio) and generation-checked writes
+#     (ewprobe, gen_write in target-lib.sh: every 4 KiB block carries its
+#     write's sequence number, so an older valid block is caught, which
+#     fio's re-check cannot see) run while member 1 becomes dm-error (once
+#     a quarter of the generation writes are acknowledged, the writer
+#     held meanwhile: on state, not after a sleep): zero verify errors,
+#     every acknowledged generation
+#     there, member 1 shown D, DMERR names it.  Every re-read below is
+#     both checks (reread);
 #  2. member 2 fails too (no block has both replicas on 1 and 2): the
 #     data re-checks with zero errors;
 #     The array removed and created again (as after a reboot): member 1
 #     is still failed (the superblock says so), the data reads;
 #  3. the spare replaces member 1 (table reload): rebuild paused (from
 #     the start, so that it is in progress), the kernel log saying 0
-#     blocks lost, the array removed and created again mid-rebuild (the
-#     rebuild resumes from the persisted map), rebuild to completion,
-#     then member 1's partner fails: zero errors;
+#     blocks lost; new generations written while it is paused; resumed
+#     at 1 MiB/s: its progress must move (waited for, never skipped);
+#     paused again in progress, the array removed and created again
+#     mid-rebuild (the rebuild resumes from the persisted map), rebuild
+#     to completion, then member 1's partner fails: every acknowledged
+#     generation read from the spare;
 #  4. member 2's partner fails as well: only the chunks of member 2's
 #     replica set read as errors, every other chunk reads; the kernel
 #     log says so;
 #  5. a new array with member 3 on dm-flakey (up 2 s, down 1 s) under fio
-#     verify: zero errors, errors really injected, no member failed.
+#     verify and generation writes: zero errors, errors really injected,
+#     no member failed.
 # Kernel log clean (no WARNING, BUG, Oops) after each layout.
 #
 # EW_TARGET_FAILURE_LAYOUTS="ew" runs a subset.
@@ -36,8 +47,11 @@ FIO=${EW_FIO:-$(dirname "$0")/../fio}
 layouts=${EW_TARGET_FAILURE_LAYOUTS:-"raid10 ddm ew"}
 DEV=ewf
 VOL=24M		# volume length
-REGION=16M	# what fio writes and verifies
+REGION=16M	# what fio writes and verifies, after the generation blocks
 REGION_BYTES=16777216
+GEN_BLOCKS=256	# ewprobe's blocks: the first MiB
+GEN_COUNT=${EW_GEN_COUNT:-600}
+FIO_OFF=1M
 CHUNK=65536	# chunk_sectors 128: one chunk lies on one replica set
 
 load_target || { notok "module loaded"; finish; }
@@ -94,15 +108,52 @@ rebuilt() {	# rebuilt SECONDS: member 1 back to A, the scan idle
 }
 
 fio_full() {	# verify.fio on the region: zero verify errors
-	DEV=/dev/mapper/$DEV SIZE=$REGION OFFSET=0 fio --eta=never \
+	DEV=/dev/mapper/$DEV SIZE=$REGION OFFSET=$FIO_OFF fio --eta=never \
 		--output=/tmp/fio-f.out "$FIO/verify.fio" >/dev/null 2>&1 && return 0
 	grep -E 'verify|bad|err' /tmp/fio-f.out | head -n 10 | sed 's/^/#   /'
 	return 1
 }
 fio_check() {	# the first phase's data, read back: zero verify errors
-	DEV=/dev/mapper/$DEV SIZE=$REGION OFFSET=0 fio --eta=never \
+	DEV=/dev/mapper/$DEV SIZE=$REGION OFFSET=$FIO_OFF fio --eta=never \
 		--output=/tmp/fio-c.out "$FIO/verify-check.fio" >/dev/null 2>&1 && return 0
 	grep -E 'verify|bad|err' /tmp/fio-c.out | head -n 10 | sed 's/^/#   /'
+	return 1
+}
+reread() {	# fio's data (no zeros, no garbage) and every generation
+	fio_check && gen_verify "$DEV"
+}
+acks() {	# acknowledged generation writes so far
+	grep -c ' ack ' "/tmp/gen-$DEV.log" 2>/dev/null
+}
+acked_at_least() {	# acked_at_least N SECONDS: while gen_write ($gpid) runs
+	local _
+	for _ in $(seq "$2"); do
+		[ "$(acks)" -ge "$1" ] && return 0
+		kill -0 "$gpid" 2>/dev/null || break
+		sleep 1
+	done
+	note "$(acks) generation writes acknowledged after $2 s"
+	return 1
+}
+child_named() {	# child_named PPID NAME: the pid of PPID's child NAME
+	local f pid comm _ ppid
+	for f in /proc/[0-9]*/stat; do
+		read -r pid comm _ ppid _ <"$f" 2>/dev/null || continue
+		[ "$ppid" = "$1" ] && [ "$comm" = "($2)" ] && echo "$pid"
+	done
+}
+# progress_moves N/M SECONDS: the rebuild's done count passes N (or the
+# rebuild ends), within SECONDS: waited for, not slept
+progress_moves() {
+	local _ c
+	for _ in $(seq $(($2 * 5))); do
+		c=$(status_field "$DEV" 26)
+		in_progress "$c" && [ "${c%/*}" -gt "${1%/*}" ] && return 0
+		[ "$(status_field "$DEV" 27)" = idle ] && [ "$(state_of 1)" = A ] &&
+			return 0
+		sleep 0.2
+	done
+	note "no progress from $1 in $2 s: $(dmsetup status "$DEV")"
 	return 1
 }
 # Latency of 4 KiB random reads at queue depth 1 for 4 s: "mean_us p99_us".
@@ -150,10 +201,22 @@ for layout in $layouts; do
 	# 1. one member dies under fio verify
 	fio_full &
 	fpid=$!
-	sleep 2
+	gen_write "$DEV" "$GEN_COUNT" &
+	gpid=$!
+	check "$layout: a quarter of the generations acknowledged" \
+		acked_at_least $((GEN_COUNT / 4)) 300
+	# the writer held (SIGSTOP) while member 1 is switched, so that the
+	# rest of its writes come after the failure however loaded the host
+	wp=$(child_named "$gpid" ewprobe)
+	[ -n "$wp" ] && kill -STOP "$wp"
 	check "$layout: member 1 switched to dm-error" break_member 1
+	at_break=$(acks)
+	[ -n "$wp" ] && kill -CONT "$wp"
 	if wait $fpid; then ok "$layout: fio verify across a member failure"
 	else notok "$layout: fio verify across a member failure"; fi
+	check "$layout: generation writes across a member failure" wait $gpid
+	check "$layout: member 1 failed mid-run ($at_break of $GEN_COUNT acked)" \
+		test "$at_break" -lt "$GEN_COUNT"
 	# On a quiet host fio may be done before the switch: one read pass
 	# makes sure the dead member sees I/O (its errors and the repairs
 	# they queue are what the failure policy counts).
@@ -162,24 +225,24 @@ for layout in $layouts; do
 	check "$layout: kernel log names member 1" klog_has "member 1 (dm-"
 	check "$layout: no other member failed" \
 		test "$(status_field "$DEV" 7 | tr -d A)" = D
-	check "$layout: data re-read with member 1 failed" fio_check
+	check "$layout: data re-read with member 1 failed" reread
 	# failed stays failed when the array leaves memory (as at a reboot)
 	check "$layout: remove and create again, member 1 failed" sh -c \
 		"dmsetup remove $DEV && dmsetup create $DEV --table '$table'"
 	check "$layout: member 1 still failed after re-create" wait_state 1 D 5
 	check "$layout: kernel log: failed before, not used" \
 		klog_has "member 1 failed before"
-	check "$layout: data re-read after re-create" fio_check
+	check "$layout: data re-read after re-create" reread
 
 	# 2. a second member, of another replica set
 	check "$layout: member 2 switched to dm-error" break_member 2
-	check "$layout: re-read with members 1 and 2 failing" fio_check
+	check "$layout: re-read with members 1 and 2 failing" reread
 	fio --name=poke --filename=/dev/mapper/$DEV --rw=randwrite --bs=4k \
 		--direct=1 --ioengine=libaio --iodepth=8 --runtime=8 \
-		--time_based --eta=never --output=/tmp/poke.out --offset=$REGION \
+		--time_based --eta=never --output=/tmp/poke.out --offset=18M \
 		--size=4M >/dev/null 2>&1
 	check "$layout: member 2 shown failed" wait_state 2 D 30
-	check "$layout: re-read with members 1 and 2 failed" fio_check
+	check "$layout: re-read with members 1 and 2 failed" reread
 
 	# 3. replace member 1 with the spare, rebuild, fail its partner
 	lat0=$(read_lat)
@@ -202,6 +265,18 @@ for layout in $layouts; do
 	# member 2 failed is in another replica set: nothing is lost
 	check "$layout: kernel log: member 1 replaced, 0 blocks lost" \
 		klog_has "rebuilding, 0 blocks lost"
+	# new generations while member 1 is being rebuilt: the rebuild must
+	# not copy an older one over them (read from the spare below)
+	check "$layout: generations written during the rebuild" \
+		gen_write "$DEV" $((GEN_COUNT / 2))
+	# resumed at 1 MiB/s from a paused rebuild known to be in progress
+	# (above): its progress must move (waited for, never skipped)
+	check "$layout: rebuild resume" dmsetup message $DEV 0 rebuild resume
+	check "$layout: progress moves after resume (from $c1)" progress_moves "$c1" 120
+	# at once: member 1's share of this small volume takes seconds
+	check "$layout: rebuild pause again" dmsetup message $DEV 0 rebuild pause
+	c2=$(status_field "$DEV" 26)
+	check "$layout: the rebuild is in progress before the re-create ($c2)" in_progress "$c2"
 	# a rebuild outlives the array leaving memory: the superblock says
 	# member 1 is rebuilding, the map which of its replicas are stale;
 	# it resumes (at the default rate: rate and pause are not kept)
@@ -211,25 +286,9 @@ for layout in $layouts; do
 		klog_has "rebuild of members 2 resumes, 0 blocks lost"
 	check "$layout: rebuild_rate message after re-create" \
 		dmsetup message $DEV 0 rebuild_rate 1
-	c2=$(status_field "$DEV" 26)
-	check "$layout: rebuild resume" dmsetup message $DEV 0 rebuild resume
 	lat1=$(read_lat)
 	note "$layout: 4k QD1 read latency mean/p99 us: degraded $lat0, rebuilding at 1 MiB/s $lat1"
 	note "$layout: $(dmsetup status "$DEV")"
-	c3=$(status_field "$DEV" 26)
-	# moved on, or reached the end; both reads must be real.  The
-	# re-create resumes at the default rate, so on this small volume the
-	# rebuild may be over before the rate is lowered again: then there
-	# is no progress to watch, and that is a skip, not a pass
-	if in_progress "$c2"; then
-		check "$layout: progress moves after resume ($c2 -> $c3)" sh -c \
-			"[[ '$c3' =~ ^[0-9]+/[0-9]+\$ ]] &&
-			 { [ '${c3%/*}' -gt '${c2%/*}' ] || [ '${c3%/*}' = '${c3#*/}' ]; }"
-	elif [[ "$c2" =~ ^[0-9]+/[0-9]+$ ]] || [ "$(status_field "$DEV" 27)" = idle ]; then
-		ok "$layout: progress moves after resume # SKIP the rebuild was over before resume ($c2)"
-	else
-		notok "$layout: progress read after re-create ('$c2')"
-	fi
 	check "$layout: bad rebuild messages refused" sh -c \
 		"! dmsetup message $DEV 0 rebuild stop 2>/dev/null && ! dmsetup message $DEV 0 rebuild_rate x 2>/dev/null"
 	check "$layout: rebuild_rate unlimited" dmsetup message $DEV 0 rebuild_rate 0
@@ -240,7 +299,7 @@ for layout in $layouts; do
 	check "$layout: table prints the spare ($spare)" sh -c "dmsetup table $DEV | grep -q ' $spare '"
 	check "$layout: table round trip" table_round_trip "$DEV"
 	check "$layout: partner $p1 of member 1 switched to dm-error" break_member $p1
-	check "$layout: re-read after the rebuild, partner failing" fio_check
+	check "$layout: re-read after the rebuild, partner failing" reread
 	check "$layout: kernel log: rebuilt" klog_has "rebuilt"
 
 	# 4. member 2's partner too: only set $set2's chunks are lost
@@ -263,8 +322,10 @@ check "flakey: member 3 on dm-flakey" sh -c \
 table=$(ewctl table --layout ew --sync 2 --len $VOL --metadata "$EW_META" $(member_list))
 check "flakey: create" dmsetup create "$DEV" --table "$table"
 if [ -b /dev/mapper/$DEV ]; then
+	check "flakey: generation writes through down intervals" \
+		gen_write "$DEV" $((GEN_COUNT / 2))
 	check "flakey: fio verify through down intervals" fio_full
-	check "flakey: re-read through down intervals" fio_check
+	check "flakey: re-read through down intervals" reread
 	errs=$(( $(status_field "$DEV" 21) + $(status_field "$DEV" 22) ))
 	note "flakey: $(dmsetup status "$DEV")"
 	check "flakey: errors were injected ($errs)" test "$errs" -gt 0

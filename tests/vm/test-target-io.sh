@@ -6,8 +6,13 @@
 # create; table and status round trips; mkfs.ext4 and mkfs.xfs, each:
 # mount, copy a tree of files, remount, verify sha256, umount, fsck; fio
 # verify jobs (randwrite and randrw, bs 4k..256k, iodepth 16, crc32c,
-# libaio, direct=1); discard then read zeros; messages; remove.  After each
-# configuration the kernel log must be free of WARNING, BUG, Oops.
+# libaio, direct=1); discard then read zeros; messages; generation-checked
+# writes (ewprobe, gen_write in target-lib.sh), the delayed copies drained,
+# then the second replica of every replica set failed (dm-linear turned
+# dm-error) and every acknowledged generation read from the first
+# replicas, so that a wrong delayed copy is read and caught; remove.
+# After each configuration the kernel log must be free of WARNING, BUG,
+# Oops.
 #
 # EW_TARGET_CONFIGS="raid10:1 ew:2" runs a subset; EW_TARGET_FIO_SIZE sets
 # the fio region per job (default 32M).
@@ -31,8 +36,10 @@ for c in $configs; do
 	name="$layout sync=$sync"
 	t0=$SECONDS
 	klog_mark
+	disks=$(wrap_partners "$layout") || { notok "$name: partners on dm-linear"; continue; }
+	# shellcheck disable=SC2086
 	table=$(ewctl table --layout "$layout" --sync "$sync" \
-		--metadata "$EW_META" $EW_DISKS) ||
+		--metadata "$EW_META" $disks) ||
 		{ notok "$name: ewctl table"; continue; }
 	check "$name: create" dmsetup create "$DEV" --table "$table"
 	[ -b /dev/mapper/$DEV ] || continue
@@ -47,8 +54,14 @@ for c in $configs; do
 	check "$name: status counters moved" counters_moved "$DEV"
 	note "$name: $(dmsetup status "$DEV")"
 	check "$name: messages" messages "$DEV"
+	check "$name: generation writes" gen_write "$DEV" 300
+	check "$name: delayed replicas drained" wait_drained "$DEV" 60
+	check "$name: generations read back" gen_verify "$DEV"
+	check "$name: second replicas failed" fail_partners
+	check "$name: generations from the first replicas" gen_verify "$DEV"
 	check "$name: remove" dmsetup remove "$DEV"
 	check "$name: kernel log clean" klog_clean
+	unwrap_partners
 	wipe_members
 	note "$name: $((SECONDS - t0)) s in all"
 done
