@@ -1425,6 +1425,16 @@ static void ew_bio_work(struct work_struct *work)
 /* ---------------------------------------------------------------- */
 /* Background propagation of delayed replicas. */
 
+/* After a copy or a rebuild run completed, the lock dropped. */
+static void ew_copy_wake(struct ew_array *a, bool kick_bios)
+{
+	wake_up(&a->throttle_wait);
+	wake_up(&a->copy_wait);
+	if (kick_bios)
+		ew_kick_bios(a);
+	ew_kick_prop(a);
+}
+
 static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 {
 	struct ew_delayed *d = context;
@@ -1490,11 +1500,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	ew_epoch_exit(a, d->epoch);
 	spin_unlock_irqrestore(&a->lock, flags);
 
-	wake_up(&a->throttle_wait);
-	wake_up(&a->copy_wait);
-	if (kick_bios)
-		ew_kick_bios(a);
-	ew_kick_prop(a);
+	ew_copy_wake(a, kick_bios);
 }
 
 /*
@@ -1881,11 +1887,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	ew_epoch_exit(a, run->epoch);
 	spin_unlock_irqrestore(&a->lock, flags);
 
-	wake_up(&a->throttle_wait);
-	wake_up(&a->copy_wait);
-	if (kick_bios)
-		ew_kick_bios(a);
-	ew_kick_prop(a);
+	ew_copy_wake(a, kick_bios);
 }
 
 static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
