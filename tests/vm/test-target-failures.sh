@@ -208,6 +208,10 @@ for layout in $layouts; do
 	# the writer held (SIGSTOP) while member 1 is switched, so that the
 	# rest of its writes come after the failure however loaded the host
 	wp=$(child_named "$gpid" ewprobe)
+	# bash may exec ewprobe in the background subshell itself
+	[ -z "$wp" ] && [ "$(cat "/proc/$gpid/comm" 2>/dev/null)" = ewprobe ] &&
+		wp=$gpid
+	[ -n "$wp" ] || note "$layout: the generation writer was not found to hold"
 	[ -n "$wp" ] && kill -STOP "$wp"
 	check "$layout: member 1 switched to dm-error" break_member 1
 	at_break=$(acks)
