@@ -52,7 +52,18 @@
  * ddm's partner) or to the fixed home (raid10, ddm's home step).  A copy
  * whose generation is no longer current is stale: it is dropped before it
  * starts, and if it completes late it never becomes current (its block is
- * freed).  Entries are preallocated (delay_queue of them); a write
+ * freed).  The generation check is sound only because of this rule: a
+ * copy (a delayed replica or a rebuild run) starts only while no write or
+ * discard of its block is in flight (the block's cell is free), so the
+ * source it reads holds the data of the generation it names.  A write
+ * bumps the generation when it starts but moves the map only when it
+ * completes: an entry queued meanwhile (the scan or a read repair found
+ * the block busy) names the new generation while the map still points at
+ * the old data, and a copy started then would make that old data current
+ * after the write completed, over the acknowledged write (the ew sync 2
+ * loss in host-crash-rebuild).  Such an entry waits at the head of its
+ * queue until the write completes, which kicks the worker.  Entries are
+ * preallocated (delay_queue of them); a write
  * reserves its entries before it starts and, when none are left, waits
  * in the bio worker: nothing is dropped.
  *
@@ -915,7 +926,8 @@ static void ew_write_done(struct ew_io *io)
 		wake_up(&a->throttle_wait);
 	if (kick_bios || again)
 		ew_kick_bios(a);
-	if (used)
+	/* a delayed replica of this block may wait for it (ew_next_copy) */
+	if (used || a->pending)
 		ew_kick_prop(a);
 	if (park)
 		ew_kick_commit(a);
@@ -1232,7 +1244,7 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
 	unsigned long flags;
-	bool kick;
+	bool kick, kick_prop;
 
 	end = div_u64(first + bio_sectors(bio), a->block_sectors);
 	first = div_u64(first + a->block_sectors - 1, a->block_sectors);
@@ -1280,9 +1292,13 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 	spin_lock_irqsave(&a->lock, flags);
 	a->discarding = false;
 	kick = !bio_list_empty(&a->deferred);
+	/* copies of the range wait for the discard (ew_next_copy) */
+	kick_prop = a->pending;
 	spin_unlock_irqrestore(&a->lock, flags);
 	if (kick)
 		ew_kick_bios(a);
+	if (kick_prop)
+		ew_kick_prop(a);
 	bio_endio(bio);
 }
 
@@ -1539,8 +1555,13 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			wake_up(&a->throttle_wait);
 			continue;
 		}
-		if (d->to_home && (ew_cell_busy(a, d->lblock) ||
-				   ew_in_discard(a, d->lblock)))
+		/*
+		 * A write of the block in flight: its generation may be d's
+		 * while the map still points at the data before it (see
+		 * "Delayed replicas"); a copy to a home would also race it
+		 * on the same physical block.  Wait for it.
+		 */
+		if (ew_cell_busy(a, d->lblock) || ew_in_discard(a, d->lblock))
 			return NULL;
 		/* the copy's record, before it starts */
 		if (!ew_md_reserve(a->md, 1)) {
