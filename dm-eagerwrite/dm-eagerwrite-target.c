@@ -140,8 +140,16 @@
 #define EW_FAIL_AFTER_NS	(5 * NSEC_PER_SEC)
 #define EW_ERR_BACKOFF_NS	(200 * NSEC_PER_MSEC)
 #define EW_WRITE_RETRIES	3	/* re-placements of a write none took */
-/* Rebuild: a tick of the scan, its slice under the lock, default rate. */
+/*
+ * Rebuild: a tick of the scan, its slice under the lock, default rate.
+ * A throttled scan (rebuild_rate > 0) is paced every EW_RB_PACE_MS and
+ * may save up EW_RB_BURST paces of tokens, no more: at 4 MiB/s a run is
+ * then at most 80 KiB, not a whole tick's 400 KiB, and a foreground
+ * request on the members waits behind that at most.
+ */
 #define EW_RB_TICK_MS		100
+#define EW_RB_PACE_MS		10
+#define EW_RB_BURST		2
 #define EW_RB_SLICE		512
 #define EW_RB_SCAN_PER_TICK	65536
 #define EW_RB_DEFAULT_MIB	32
@@ -1650,9 +1658,9 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
  * propagation worker copies those like any other.  Bounds:
  * EW_RESYNC_SCAN blocks per hold of the lock, at most half of
  * delay_queue in use (writers keep the other half), the runs in flight
- * (EW_RB_RUNS, EW_RB_INFLIGHT_SECTORS), and
- * the rate: scan_tokens copies, refilled at rb_rate_mib MiB/s up to one
- * EW_RB_TICK_MS worth; when they run out rb_work kicks the scan a tick
+ * (EW_RB_RUNS, EW_RB_INFLIGHT_SECTORS), and the rate: scan_tokens
+ * copies, refilled at rb_rate_mib MiB/s up to EW_RB_BURST paces' worth
+ * (EW_RB_PACE_MS each); when they run out rb_work kicks the scan a pace
  * later.  "rebuild pause" stops it where it is.  A crash loses nothing
  * of it: every stale mark and every completed copy is in the map's
  * journal, so the scan after reassembly finds exactly what is left.
@@ -1660,7 +1668,8 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
  */
 static void ew_scan_refill(struct ew_array *a, u64 now)
 {
-	u64 per_tick, add;
+	const u64 tick_ns = EW_RB_TICK_MS * NSEC_PER_MSEC;
+	u64 per_tick, add, cap;
 
 	if (!a->rb_rate_mib) {
 		a->scan_tokens = EW_RB_SCAN_PER_TICK;
@@ -1672,13 +1681,17 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
 			   EW_RB_TICK_MS, MSEC_PER_SEC * a->block_sectors);
 	per_tick = max_t(u64, per_tick, 1);
 	/* a tick's worth at most, which also keeps the product small */
-	add = div64_u64(min_t(u64, now - a->scan_refill_ns,
-			      EW_RB_TICK_MS * NSEC_PER_MSEC) * per_tick,
-			EW_RB_TICK_MS * NSEC_PER_MSEC);
+	if (now - a->scan_refill_ns > tick_ns)
+		a->scan_refill_ns = now - tick_ns;
+	add = div64_u64((now - a->scan_refill_ns) * per_tick, tick_ns);
 	if (!add)
 		return;
-	a->scan_refill_ns = now;
-	a->scan_tokens = min(a->scan_tokens + add, per_tick);
+	/* the time of the tokens given, not now: no fraction is lost */
+	a->scan_refill_ns += div64_u64(add * tick_ns, per_tick);
+	/* EW_RB_BURST paces' worth saved at most: short runs, often */
+	cap = max_t(u64, div_u64(per_tick * EW_RB_PACE_MS * EW_RB_BURST,
+				 EW_RB_TICK_MS), 1);
+	a->scan_tokens = min(a->scan_tokens + add, cap);
 }
 
 /*
@@ -2028,9 +2041,10 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	       a->rb_sectors < EW_RB_INFLIGHT_SECTORS;
 	spin_unlock_irqrestore(&a->lock, flags);
 	ew_rb_submit(a, &batch);
+	/* the next pace's tokens: sooner than the tick rb_work keeps */
 	if (throttled)
-		queue_delayed_work(a->prop_wq, &a->rb_work,
-				   msecs_to_jiffies(EW_RB_TICK_MS));
+		mod_delayed_work(a->prop_wq, &a->rb_work,
+				 msecs_to_jiffies(EW_RB_PACE_MS));
 	return more;
 }
 
