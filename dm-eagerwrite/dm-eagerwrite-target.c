@@ -52,7 +52,18 @@
  * ddm's partner) or to the fixed home (raid10, ddm's home step).  A copy
  * whose generation is no longer current is stale: it is dropped before it
  * starts, and if it completes late it never becomes current (its block is
- * freed).  Entries are preallocated (delay_queue of them); a write
+ * freed).  The generation check is sound only because of this rule: a
+ * copy (a delayed replica or a rebuild run) starts only while no write or
+ * discard of its block is in flight (the block's cell is free), so the
+ * source it reads holds the data of the generation it names.  A write
+ * bumps the generation when it starts but moves the map only when it
+ * completes: an entry queued meanwhile (the scan or a read repair found
+ * the block busy) names the new generation while the map still points at
+ * the old data, and a copy started then would make that old data current
+ * after the write completed, over the acknowledged write (the ew sync 2
+ * loss in host-crash-rebuild).  Such an entry waits at the head of its
+ * queue until the write completes, which kicks the worker.  Entries are
+ * preallocated (delay_queue of them); a write
  * reserves its entries before it starts and, when none are left, waits
  * in the bio worker: nothing is dropped.
  *
@@ -129,11 +140,28 @@
 #define EW_FAIL_AFTER_NS	(5 * NSEC_PER_SEC)
 #define EW_ERR_BACKOFF_NS	(200 * NSEC_PER_MSEC)
 #define EW_WRITE_RETRIES	3	/* re-placements of a write none took */
-/* Rebuild: a tick of the scan, its slice under the lock, default rate. */
+/*
+ * Rebuild: a tick of the scan, its slice under the lock, default rate.
+ * A throttled scan (rebuild_rate > 0) is paced every EW_RB_PACE_MS and
+ * may save up EW_RB_BURST paces of tokens, no more: at 4 MiB/s a run is
+ * then at most 80 KiB, not a whole tick's 400 KiB, and a foreground
+ * request on the members waits behind that at most.
+ */
 #define EW_RB_TICK_MS		100
+#define EW_RB_PACE_MS		10
+#define EW_RB_BURST		2
 #define EW_RB_SLICE		512
 #define EW_RB_SCAN_PER_TICK	65536
 #define EW_RB_DEFAULT_MIB	32
+/*
+ * Rebuild runs (see "Rebuild"): blocks per run at most, and what is in
+ * flight at most, in runs and in sectors (4 MiB: keeps a replacement
+ * busy without a deep queue on the members that serve the reads).
+ */
+#define EW_RB_RUN_MAX		128
+#define EW_RB_RUN_SECTORS	1024	/* 512 KiB per copy */
+#define EW_RB_RUNS		32
+#define EW_RB_INFLIGHT_SECTORS	8192
 
 enum ew_counter {
 	EW_C_READS,
@@ -168,6 +196,30 @@ struct ew_member {
 	u64 write_errors;
 	u64 owed;			/* delayed replicas dropped on failure */
 	bool rebuilding;		/* replaced: its replicas are rebuilt */
+	u64 rb_alloc;			/* rebuild: next free block to try */
+};
+
+/*
+ * A rebuild run: stale replicas of up to EW_RB_RUN_MAX logical blocks
+ * whose sources lie in one contiguous range of one member and whose
+ * destinations in one contiguous range of the rebuilding member, copied
+ * by one kcopyd job.  The logical blocks need not be consecutive.
+ */
+struct ew_rb_run {
+	struct list_head list;		/* a->rb_idle, or a fill's batch */
+	struct ew_array *a;
+	u32 n;
+	u32 src_disk;
+	u32 src;			/* first source block */
+	u32 dst_disk;
+	u32 dst;			/* first destination block */
+	u8 r;				/* the replica rebuilt, on dst_disk */
+	bool to_home;			/* cells held: see "Rebuild" */
+	u8 epoch;
+	u64 lblock[EW_RB_RUN_MAX];
+	u32 gen[EW_RB_RUN_MAX];		/* generation when the run formed */
+	u32 oldp[EW_RB_RUN_MAX];	/* the replica's block then */
+	struct ew_cell cell[EW_RB_RUN_MAX];
 };
 
 /* One delayed replica. */
@@ -241,6 +293,11 @@ struct ew_array {
 	bool rb_active;
 	bool rb_paused;
 	u32 rb_rate_mib;		/* MiB/s, 0: unlimited */
+	struct ew_rb_run *rb_runs;	/* EW_RB_RUNS of them */
+	struct list_head rb_idle;	/* runs not in flight */
+	u32 rb_inflight;		/* runs in flight */
+	u64 rb_sectors;			/* ... and their sectors */
+	u64 rb_blocks;			/* ... and their blocks */
 	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
@@ -877,7 +934,8 @@ static void ew_write_done(struct ew_io *io)
 		wake_up(&a->throttle_wait);
 	if (kick_bios || again)
 		ew_kick_bios(a);
-	if (used)
+	/* a delayed replica of this block may wait for it (ew_next_copy) */
+	if (used || a->pending)
 		ew_kick_prop(a);
 	if (park)
 		ew_kick_commit(a);
@@ -1194,7 +1252,7 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
 	unsigned long flags;
-	bool kick;
+	bool kick, kick_prop;
 
 	end = div_u64(first + bio_sectors(bio), a->block_sectors);
 	first = div_u64(first + a->block_sectors - 1, a->block_sectors);
@@ -1242,9 +1300,13 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 	spin_lock_irqsave(&a->lock, flags);
 	a->discarding = false;
 	kick = !bio_list_empty(&a->deferred);
+	/* copies of the range wait for the discard (ew_next_copy) */
+	kick_prop = a->pending;
 	spin_unlock_irqrestore(&a->lock, flags);
 	if (kick)
 		ew_kick_bios(a);
+	if (kick_prop)
+		ew_kick_prop(a);
 	bio_endio(bio);
 }
 
@@ -1387,6 +1449,16 @@ static void ew_bio_work(struct work_struct *work)
 /* ---------------------------------------------------------------- */
 /* Background propagation of delayed replicas. */
 
+/* After a copy or a rebuild run completed, the lock dropped. */
+static void ew_copy_wake(struct ew_array *a, bool kick_bios)
+{
+	wake_up(&a->throttle_wait);
+	wake_up(&a->copy_wait);
+	if (kick_bios)
+		ew_kick_bios(a);
+	ew_kick_prop(a);
+}
+
 static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 {
 	struct ew_delayed *d = context;
@@ -1452,11 +1524,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	ew_epoch_exit(a, d->epoch);
 	spin_unlock_irqrestore(&a->lock, flags);
 
-	wake_up(&a->throttle_wait);
-	wake_up(&a->copy_wait);
-	if (kick_bios)
-		ew_kick_bios(a);
-	ew_kick_prop(a);
+	ew_copy_wake(a, kick_bios);
 }
 
 /*
@@ -1495,8 +1563,13 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			wake_up(&a->throttle_wait);
 			continue;
 		}
-		if (d->to_home && (ew_cell_busy(a, d->lblock) ||
-				   ew_in_discard(a, d->lblock)))
+		/*
+		 * A write of the block in flight: its generation may be d's
+		 * while the map still points at the data before it (see
+		 * "Delayed replicas"); a copy to a home would also race it
+		 * on the same physical block.  Wait for it.
+		 */
+		if (ew_cell_busy(a, d->lblock) || ew_in_discard(a, d->lblock))
 			return NULL;
 		/* the copy's record, before it starts */
 		if (!ew_md_reserve(a->md, 1)) {
@@ -1579,12 +1652,15 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
  * crash, raid10 replicas demoted after an unclean shutdown, ddm copies
  * not yet at home), after read-error repair gave up, and for a rebuild
  * (a replacement member, every replica on it stale: ew_replace_member).
- * It walks the map from resync_next, queueing a delayed replica for each
- * stale replica on a live member; the propagation worker copies them
- * like any other.  Bounds: EW_RESYNC_SCAN blocks per hold of the lock,
- * at most half of delay_queue in use (writers keep the other half), and
- * the rate: scan_tokens copies, refilled at rb_rate_mib MiB/s up to one
- * EW_RB_TICK_MS worth; when they run out rb_work kicks the scan a tick
+ * It walks the map from resync_next, putting each stale replica on a
+ * rebuilding member into a rebuild run (see "Rebuild runs") and queueing
+ * a delayed replica for every other stale replica on a live member; the
+ * propagation worker copies those like any other.  Bounds:
+ * EW_RESYNC_SCAN blocks per hold of the lock, at most half of
+ * delay_queue in use (writers keep the other half), the runs in flight
+ * (EW_RB_RUNS, EW_RB_INFLIGHT_SECTORS), and the rate: scan_tokens
+ * copies, refilled at rb_rate_mib MiB/s up to EW_RB_BURST paces' worth
+ * (EW_RB_PACE_MS each); when they run out rb_work kicks the scan a pace
  * later.  "rebuild pause" stops it where it is.  A crash loses nothing
  * of it: every stale mark and every completed copy is in the map's
  * journal, so the scan after reassembly finds exactly what is left.
@@ -1592,7 +1668,8 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
  */
 static void ew_scan_refill(struct ew_array *a, u64 now)
 {
-	u64 per_tick, add;
+	const u64 tick_ns = EW_RB_TICK_MS * NSEC_PER_MSEC;
+	u64 per_tick, add, cap;
 
 	if (!a->rb_rate_mib) {
 		a->scan_tokens = EW_RB_SCAN_PER_TICK;
@@ -1604,25 +1681,283 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
 			   EW_RB_TICK_MS, MSEC_PER_SEC * a->block_sectors);
 	per_tick = max_t(u64, per_tick, 1);
 	/* a tick's worth at most, which also keeps the product small */
-	add = div64_u64(min_t(u64, now - a->scan_refill_ns,
-			      EW_RB_TICK_MS * NSEC_PER_MSEC) * per_tick,
-			EW_RB_TICK_MS * NSEC_PER_MSEC);
+	if (now - a->scan_refill_ns > tick_ns)
+		a->scan_refill_ns = now - tick_ns;
+	add = div64_u64((now - a->scan_refill_ns) * per_tick, tick_ns);
 	if (!add)
 		return;
-	a->scan_refill_ns = now;
-	a->scan_tokens = min(a->scan_tokens + add, per_tick);
+	/* the time of the tokens given, not now: no fraction is lost */
+	a->scan_refill_ns += div64_u64(add * tick_ns, per_tick);
+	/* EW_RB_BURST paces' worth saved at most: short runs, often */
+	cap = max_t(u64, div_u64(per_tick * EW_RB_PACE_MS * EW_RB_BURST,
+				 EW_RB_TICK_MS), 1);
+	a->scan_tokens = min(a->scan_tokens + add, cap);
 }
 
-static bool ew_resync_fill(struct ew_array *a)
+/*
+ * Rebuild runs.  A stale replica on a rebuilding member is not queued as
+ * a delayed replica: the scan gathers such replicas into runs (struct
+ * ew_rb_run) whose sources are consecutive blocks of one member and whose
+ * destinations are consecutive blocks of the rebuilding member, and
+ * copies each run with one kcopyd job, up to EW_RB_RUNS runs and
+ * EW_RB_INFLIGHT_SECTORS in flight.  The destination of a replica is its
+ * fixed home (raid10, ddm's home), else the block the replica still maps
+ * (the replaced member's own placement, nobody else's block), else a free
+ * block, the one after the run's last when it is free.  The scan walks
+ * logical blocks in order, and so the homes of a member in order: a
+ * raid10 or ddm rebuild writes its replacement sequentially; on ew, runs
+ * are as long as the old placement was sequential.
+ *
+ * The rule that keeps a rebuild from copying a stale replica or racing a
+ * foreground write (the same as for delayed replicas):
+ * - a run records, under a->lock, each block's generation and the block
+ *   its replica maps; when the run completes, a block's replica becomes
+ *   current only if, under a->lock again, the generation is the same, the
+ *   replica is still stale and still maps that block (no write, discard
+ *   or other copy of the block came in between); otherwise the copy is
+ *   dropped, and a destination allocated for it is freed;
+ * - a run whose destinations are fixed homes holds the blocks' cells for
+ *   the whole copy, so a write or discard of those blocks (which would
+ *   write the same home) waits for it; a block whose cell is busy when
+ *   the scan reaches it (a write in flight) or that is being discarded
+ *   gets a delayed replica instead, which the write supersedes or follows;
+ * - the run is a reader in a read epoch until it completes, so neither
+ *   its sources nor a destination the replica gave up meanwhile is freed
+ *   and reused under it (see "Free after remap").
+ * A failed run (read or write error) commits nothing and moves the scan
+ * back to its first block: the scan finds again what is still stale.
+ */
+
+/* The run of the fill's batch that may grow on member disk, or NULL. */
+static struct ew_rb_run *ew_rb_open(struct list_head *batch, u32 disk)
+{
+	struct ew_rb_run *run, *open = NULL;
+
+	list_for_each_entry(run, batch, list)
+		if (run->dst_disk == disk)
+			open = run;
+	return open;
+}
+
+static u32 ew_rb_run_max(struct ew_array *a)
+{
+	return min_t(u32, EW_RB_RUN_MAX, EW_RB_RUN_SECTORS / a->block_sectors);
+}
+
+/*
+ * Where replica r of lblock (stale, on rebuilding member disk) is copied
+ * to: its home, its own block, or a free block (*fresh; not yet
+ * allocated), EW_MAP_NONE when the member has none.  a->lock held.
+ */
+static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
+		     u32 home, struct ew_rb_run *open, bool *fresh)
+{
+	struct ew_member *m = &a->m[disk];
+	u32 p = ew_map_pblock(&a->map, lblock, r);
+	u64 b;
+
+	*fresh = false;
+	if (home != EW_MAP_NONE)
+		return home;
+	if (p != EW_MAP_NONE || !m->has_fm)
+		return p;
+	*fresh = true;
+	if (open && !open->to_home &&
+	    ew_freemap_is_free(&m->fm, (u64)open->dst + open->n))
+		return open->dst + open->n;
+	b = ew_freemap_find_free(&m->fm, m->rb_alloc, a->geom.region_blocks);
+	if (b == EW_NO_BLOCK)
+		b = ew_freemap_find_free(&m->fm, 0, a->geom.region_blocks);
+	return b == EW_NO_BLOCK ? EW_MAP_NONE : (u32)b;
+}
+
+/*
+ * Adds stale replica r of lblock, on rebuilding member rep[r].disk, to a
+ * run of batch (growing the open one or taking an idle one).  The caller
+ * checked that an idle run, journal room and in-flight room are there.
+ * Returns false when the block cannot be copied now (no free block on
+ * the member): the scan stops there.  a->lock held.
+ */
+static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
+		      u64 lblock, u32 r, const struct ew_replica *rep,
+		      const u32 *home, u8 up, u64 now)
+{
+	u32 sdisk[EW_MAX_MIRRORS], disk = rep[r].disk;
+	u64 sblock[EW_MAX_MIRRORS];
+	struct ew_rb_run *run = ew_rb_open(batch, disk);
+	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
+	struct ew_choice ch;
+	bool fresh, grow;
+
+	for (k = 0; k < a->geom.p.mirrors; k++) {
+		if (!(up & (1U << k)) || a->pd[rep[k].disk].failed)
+			continue;
+		sdisk[n] = rep[k].disk;
+		sblock[n] = ew_map_pblock(&a->map, lblock, k);
+		if (ew_member_avoid(a, sdisk[n]))
+			avoid |= 1U << n;
+		n++;
+	}
+	/* every up-to-date replica on a failed member: owed, as delayed */
+	if (!n) {
+		a->m[disk].owed++;
+		return true;
+	}
+	/* the open run's source member, at its next block */
+	for (k = 0; run && k < n; k++)
+		if (sdisk[k] == run->src_disk &&
+		    sblock[k] == (u64)run->src + run->n &&
+		    !(avoid & (1U << k))) {
+			sd = sdisk[k];
+			src = (u32)sblock[k];
+		}
+	if (src == EW_MAP_NONE) {
+		if (ew_place_read(a->pd, sdisk, sblock, n, avoid,
+				  a->block_sectors, a->block_sectors, now,
+				  &ch) &&
+		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
+				  a->block_sectors, now, &ch))
+			return true;	/* not reached: n > 0 live sources */
+		sd = ch.disk;
+		src = (u32)ch.block;
+	}
+	dst = ew_rb_dst(a, lblock, r, disk, home[r], run, &fresh);
+	if (dst == EW_MAP_NONE)
+		return false;
+	if (fresh && ew_freemap_alloc(&a->m[disk].fm, dst))
+		return false;
+	if (fresh)
+		a->m[disk].rb_alloc = (u64)dst + 1;
+	grow = run && run->n < ew_rb_run_max(a) && run->r == r &&
+	       run->to_home == (home[r] != EW_MAP_NONE) &&
+	       run->src_disk == sd && src == run->src + run->n &&
+	       dst == run->dst + run->n;
+	if (!grow) {
+		run = list_first_entry(&a->rb_idle, struct ew_rb_run, list);
+		list_move_tail(&run->list, batch);
+		run->n = 0;
+		run->src_disk = sd;
+		run->src = src;
+		run->dst_disk = disk;
+		run->dst = dst;
+		run->r = (u8)r;
+		run->to_home = home[r] != EW_MAP_NONE;
+		run->epoch = ew_epoch_enter(a);
+		a->rb_inflight++;
+		a->copies++;
+	}
+	ew_md_reserve(a->md, 1);	/* the caller saw the room */
+	run->lblock[run->n] = lblock;
+	run->gen[run->n] = ew_map_gen(&a->map, lblock);
+	run->oldp[run->n] = ew_map_pblock(&a->map, lblock, r);
+	if (run->to_home)
+		ew_cell_hold(a, &run->cell[run->n], lblock);
+	run->n++;
+	a->rb_sectors += a->block_sectors;
+	a->rb_blocks++;
+	return true;
+}
+
+static void ew_rb_done(int read_err, unsigned long write_err, void *context)
+{
+	struct ew_rb_run *run = context;
+	struct ew_array *a = run->a;
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r = run->r, j, dst, freed, logged = 0;
+	u8 bit = 1U << r, up;
+	bool ok = !read_err && !write_err, kick_bios = false;
+	unsigned long flags;
+	u64 now = ew_now(), l;
+
+	spin_lock_irqsave(&a->lock, flags);
+	/* no prediction to judge (kcopyd reports only the end of both) */
+	ew_head_done(a, run->src_disk, run->src + run->n - 1, now, 0, now);
+	ew_head_done(a, run->dst_disk, run->dst + run->n - 1, now, 0, now);
+	if (!ok) {
+		DMERR_LIMIT("rebuild copy of %u blocks from member %u to member %u failed (%s)",
+			    run->n, run->src_disk, run->dst_disk,
+			    read_err ? "read" : "write");
+		if (read_err)
+			ew_member_error(a, run->src_disk, false);
+		if (write_err)
+			ew_member_error(a, run->dst_disk, true);
+		/* the scan comes back for what is still stale */
+		a->resync_next = min(a->resync_next, run->lblock[0]);
+	} else {
+		ew_member_ok(a, run->src_disk);
+		ew_member_ok(a, run->dst_disk);
+	}
+	for (j = 0; j < run->n; j++) {
+		l = run->lblock[j];
+		dst = run->dst + j;
+		up = ew_map_uptodate(&a->map, l);
+		ew_replicas(a, l, rep, home);
+		/* the rule in "Rebuild runs" */
+		if (ok && !a->pd[run->dst_disk].failed &&
+		    ew_map_gen(&a->map, l) == run->gen[j] && up && !(up & bit) &&
+		    ew_map_pblock(&a->map, l, r) == run->oldp[j]) {
+			ew_map_commit_copy(&a->map, l, run->gen[j], r, dst,
+					   home[r], &freed);
+			/* the record before the free, as for writes */
+			ew_md_log_block(a->md, l, bit);
+			ew_defer_free(a, run->dst_disk, freed);
+			ew_count(a, EW_C_BG_WRITES);
+			logged++;
+		} else if (dst != home[r] && dst != run->oldp[j]) {
+			/* a block allocated for the copy, never mapped */
+			ew_defer_free(a, run->dst_disk, dst);
+		}
+		if (run->to_home)
+			kick_bios |= ew_cell_release(a, &run->cell[j]);
+	}
+	if (logged)
+		ew_md_member_dirty(a->md, run->dst_disk, false);
+	ew_md_unreserve(a->md, run->n - logged);
+	a->rb_inflight--;
+	a->rb_sectors -= (u64)run->n * a->block_sectors;
+	a->rb_blocks -= run->n;
+	a->copies--;
+	list_add(&run->list, &a->rb_idle);
+	ew_epoch_exit(a, run->epoch);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	ew_copy_wake(a, kick_bios);
+}
+
+static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
+{
+	struct ew_rb_run *run, *tmp;
+	struct dm_io_region from, to;
+
+	list_for_each_entry_safe(run, tmp, batch, list) {
+		list_del_init(&run->list);
+		from.bdev = a->m[run->src_disk].bdev;
+		from.sector = ew_block_sector(a, run->src);
+		from.count = (sector_t)run->n * a->block_sectors;
+		to.bdev = a->m[run->dst_disk].bdev;
+		to.sector = ew_block_sector(a, run->dst);
+		to.count = from.count;
+		dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_rb_done, run);
+	}
+}
+
+/*
+ * One pass of the scan (see above): returns true when it stopped with
+ * blocks left and room to go on; *backoff when a rebuilding member with
+ * fresh errors stopped it.
+ */
+static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
 	u32 cap = max(a->args.delay_queue / 2, mirrors);
 	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
-	bool more, throttled;
+	bool more, throttled, stop = false;
+	LIST_HEAD(batch);
 	unsigned long flags;
-	u32 scanned = 0;
-	u8 up;
+	u32 scanned = 0, nd, nr;
+	u64 now;
+	u8 up, runs, dly;
 
 	spin_lock_irqsave(&a->lock, flags);
 	if (a->suspended || a->rb_paused ||
@@ -1630,38 +1965,86 @@ static bool ew_resync_fill(struct ew_array *a)
 		spin_unlock_irqrestore(&a->lock, flags);
 		return false;
 	}
-	ew_scan_refill(a, ew_now());
-	while (a->resync_next < a->map.nr_blocks &&
-	       a->delay_used + mirrors <= cap && a->scan_tokens &&
+	now = ew_now();
+	ew_scan_refill(a, now);
+	while (!stop && a->resync_next < a->map.nr_blocks && a->scan_tokens &&
 	       scanned++ < EW_RESYNC_SCAN) {
-		u64 l = a->resync_next++;
+		u64 l = a->resync_next;
+		bool busy;
 
 		up = ew_map_uptodate(&a->map, l);
 		/* a lost block has no source worth copying */
-		if (!up || test_bit(l, a->lost))
+		if (!up || test_bit(l, a->lost)) {
+			a->resync_next++;
 			continue;
+		}
 		ew_replicas(a, l, rep, home);
+		busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
+		runs = 0;
+		dly = 0;
 		for (r = 0; r < mirrors; r++) {
 			bool stale = !(up & (1U << r));
 			bool off_home = ddm && r == 0 && !stale &&
 				ew_map_pblock(&a->map, l, 0) != home[0];
+			struct ew_member *m = &a->m[rep[r].disk];
 
 			if ((!stale && !off_home) || a->pd[rep[r].disk].failed)
 				continue;
-			a->delay_used++;
-			ew_delayed_queue(a, l, ew_map_gen(&a->map, l), r,
-					 rep[r].disk, home[r] != EW_MAP_NONE);
+			if (stale && m->rebuilding && !busy) {
+				if (m->err_run &&
+				    now - m->last_err_ns < EW_ERR_BACKOFF_NS) {
+					*backoff = true;
+					stop = true;
+				}
+				runs |= 1U << r;
+			} else {
+				dly |= 1U << r;
+			}
+		}
+		nr = hweight8(runs);
+		nd = hweight8(dly);
+		/* the whole block or none of it */
+		if (stop || (nd && a->delay_used + nd > cap) ||
+		    (nr && (a->rb_inflight + nr > EW_RB_RUNS ||
+			    a->rb_sectors + nr * a->block_sectors >
+			    EW_RB_INFLIGHT_SECTORS)))
+			break;
+		if (nr && !ew_md_room(a->md, nr)) {
+			ew_kick_commit(a);
+			break;
+		}
+		for (r = 0; r < mirrors; r++) {
+			if (!((runs | dly) & (1U << r)))
+				continue;
+			if (runs & (1U << r)) {
+				if (!ew_rb_add(a, &batch, l, r, rep, home, up,
+					       now)) {
+					stop = true;
+					break;
+				}
+			} else {
+				a->delay_used++;
+				ew_delayed_queue(a, l, ew_map_gen(&a->map, l),
+						 r, rep[r].disk,
+						 home[r] != EW_MAP_NONE);
+			}
 			if (a->scan_tokens)
 				a->scan_tokens--;
 		}
+		if (!stop)
+			a->resync_next++;
 	}
 	throttled = a->resync_next < a->map.nr_blocks && !a->scan_tokens;
-	more = a->resync_next < a->map.nr_blocks &&
-	       a->delay_used + mirrors <= cap && a->scan_tokens;
+	more = !stop && a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= cap && a->scan_tokens &&
+	       a->rb_inflight < EW_RB_RUNS &&
+	       a->rb_sectors < EW_RB_INFLIGHT_SECTORS;
 	spin_unlock_irqrestore(&a->lock, flags);
+	ew_rb_submit(a, &batch);
+	/* the next pace's tokens: sooner than the tick rb_work keeps */
 	if (throttled)
-		queue_delayed_work(a->prop_wq, &a->rb_work,
-				   msecs_to_jiffies(EW_RB_TICK_MS));
+		mod_delayed_work(a->prop_wq, &a->rb_work,
+				 msecs_to_jiffies(EW_RB_PACE_MS));
 	return more;
 }
 
@@ -1675,7 +2058,7 @@ static void ew_prop_work(struct work_struct *work)
 	u32 disk;
 
 	while (progress) {
-		progress = ew_resync_fill(a);
+		progress = ew_resync_fill(a, &backoff);
 		cond_resched();
 		for (disk = 0; disk < a->nr; disk++) {
 			struct ew_member *m = &a->m[disk];
@@ -1721,17 +2104,16 @@ static void ew_backoff_work(struct work_struct *work)
  * (a table reload, ew_preresume) holds nothing: ew_replace_member makes
  * every replica on it stale, labels it and checkpoints that map with
  * the member "rebuilding" in the superblock; then the scan for stale
- * replicas (ew_resync_fill) starts over from block 0 and copies them
- * like any delayed replica: eager-written where the layout allows, a
- * fixed home otherwise, only when the destination has no foreground
- * I/O, at most EW_COPIES_PER_DISK at a time; a write meanwhile simply
- * supersedes them.  Each completed copy is journalled (ew_copy_done), so
- * after a crash the scan finds only what is left and never copies a
- * block twice.  The rebuild is over when the scan has passed the last
- * block and the rebuilt members' queues are empty: the superblock then
- * drops the bit (ew_state_work).  A block whose only current replica
- * was on the replaced member is *lost*: it reads as an error until it
- * is written or discarded.
+ * replicas (ew_resync_fill) starts over from block 0 and copies them in
+ * runs (see "Rebuild runs" above): to the fixed home, or to the block
+ * the replica held on the replaced member; a write meanwhile supersedes
+ * them.  Each completed copy is journalled (ew_rb_done), so after a
+ * crash the scan finds only what is left and never copies a block twice.
+ * The rebuild is over when the scan has passed the last block, no run is
+ * in flight and the rebuilt members' queues are empty: the superblock
+ * then drops the bit (ew_state_work).  A block whose only current
+ * replica was on the replaced member is *lost*: it reads as an error
+ * until it is written or discarded.
  */
 
 /*
@@ -1743,7 +2125,7 @@ static bool ew_rebuild_finish(struct ew_array *a)
 {
 	u32 i;
 
-	if (a->nr_lost)
+	if (a->nr_lost || a->rb_inflight)
 		return false;
 	for (i = 0; i < a->nr; i++)
 		if (a->m[i].rebuilding &&
@@ -2067,6 +2449,7 @@ static void ew_array_free(struct ew_array *a)
 	kvfree(a->m);
 	kvfree(a->pd);
 	kvfree(a->dpool);
+	kvfree(a->rb_runs);
 	kvfree(a->lost);
 	ew_map_destroy(&a->map);
 	ew_dfree_destroy(&a->dfree);
@@ -2099,6 +2482,7 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	bio_list_init(&a->retry);
 	bio_list_init(&a->read_retry);
 	INIT_LIST_HEAD(&a->dfree_entries);
+	INIT_LIST_HEAD(&a->rb_idle);
 	init_waitqueue_head(&a->throttle_wait);
 	init_waitqueue_head(&a->copy_wait);
 	INIT_WORK(&a->bio_work, ew_bio_work);
@@ -2121,7 +2505,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	a->pd = kvcalloc(a->nr, sizeof(*a->pd), GFP_KERNEL);
 	a->dpool = kvcalloc(t->args.delay_queue, sizeof(*a->dpool),
 			    GFP_KERNEL);
-	if (!a->m || !a->pd || !a->dpool) {
+	a->rb_runs = kvcalloc(EW_RB_RUNS, sizeof(*a->rb_runs), GFP_KERNEL);
+	if (!a->m || !a->pd || !a->dpool || !a->rb_runs) {
 		t->ti->error = "Cannot allocate the member tables";
 		goto bad;
 	}
@@ -2129,6 +2514,14 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		a->dpool[q].a = a;
 		INIT_HLIST_NODE(&a->dpool[q].cell.node);
 		list_add_tail(&a->dpool[q].list, &a->dfree_entries);
+	}
+	for (q = 0; q < EW_RB_RUNS; q++) {
+		struct ew_rb_run *run = &a->rb_runs[q];
+
+		run->a = a;
+		for (i = 0; i < EW_RB_RUN_MAX; i++)
+			INIT_HLIST_NODE(&run->cell[i].node);
+		list_add_tail(&run->list, &a->rb_idle);
 	}
 	ew_disk_params_default(&dp);
 	for (i = 0; i < a->nr; i++) {
@@ -2874,7 +3267,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		rb_total = a->rb_active ? a->map.nr_blocks : 0;
 		rb_state = !a->rb_active ? "idle" :
 			a->rb_paused ? "paused" : "running";
-		pending = a->pending;
+		pending = a->pending + a->rb_blocks;
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = a->resync_next;

@@ -1,49 +1,104 @@
 #!/bin/bash
-# vm-run: --disks 10 --disk-size 96M --meta-size 32M --mem 2048 --timeout 1200
+# vm-run: --disks 6 --disk-size 192M --meta-size 64M --mem 2048 --timeout 3000
 #
-# Rebuild rate and foreground latency during a rebuild (issue 6), in a
-# guest: scripts/vm-run --disks 10 --disk-size 96M --meta-size 32M
-# --mem 2048 -- tests/vm/bench-rebuild.sh [LAYOUT].  Not a test (no
-# test- prefix: vmtest does not run it); it prints figures.
+# Rebuild rate and foreground latency during a rebuild (issue 17 item 6),
+# in a guest.  Not a test (no test- prefix: vmtest does not run it); it
+# prints figures ("# " lines and one "RESULT" line per measurement).
 #
-# Eight members (dm-linear ewm0..7, so one can become dm-error), two
-# spares.  The array (LAYOUT, default ew, sync 2) is filled over 64 MiB;
-# member 1 fails; 4 KiB random reads at queue depth 1 for 10 s give the
-# degraded latency; the first spare replaces member 1 at rebuild_rate 0
-# while the same reads run through the rebuild: the rebuild's MiB/s
-# under that load and the latency during it.  Then member 2 fails and the
-# second spare replaces it with no foreground load: the rebuild's MiB/s
-# alone.  MiB/s = replicas copied (status field 12, background writes
-# that became current) x block size / wall time until the rebuild is idle.
+#   scripts/vm-run [--icount] --disks 6 --disk-size 192M --meta-size 64M \
+#       --mem 2048 --timeout 3000 -- tests/vm/bench-rebuild.sh \
+#       [LAYOUT [KIND [FILL_MIB [SEED [LAT_RATE [LAT_S]]]]]]
+#
+# LAYOUT: ew (default), raid10 or ddm, mirrors 2, sync 2.  KIND, what the
+# members are: "vm" (the harness's disks: loop over tmpfs), "null"
+# (null_blk, memory-backed: no mechanics) or "hddsim" (tests/hddsim's
+# emulated 10,000 RPM disk over brd, phases from SEED; run it in exact
+# time, vm-run --icount).  Six devices of 192 MiB: four members (dm-linear
+# ewm0..3, so that one can become dm-error) and two spares.
+#
+# 1. The replacement's sequential write rate: fio sequential writes of
+#    512 KiB (the rebuild's run size), iodepth 4, 48 MiB, to each spare
+#    before it is used.
+# 2. The array is created (4 members, 96 MiB per member region at most)
+#    and FILL_MIB (default 128) written sequentially.
+# 3. Member 1 fails.  Foreground latency before the rebuild: fio 4 KiB
+#    random reads, then random writes, at queue depth 1 (psync, direct),
+#    LAT_S (default 8) seconds each, over the filled region.
+# 4. The first spare replaces member 1 at rebuild_rate LAT_RATE (default
+#    4 MiB/s, so that the rebuild outlasts the jobs): the same two jobs
+#    during the rebuild (the rebuild state is printed after them:
+#    "running" means they ran inside it), then the rate is lifted and the
+#    rebuild completes.
+# 5. Member 2 fails and the second spare replaces it at rebuild_rate 0
+#    with no foreground I/O: the idle rebuild's MiB/s (replicas copied,
+#    status field 12, times the block size, over the time from the kernel
+#    log's "replaced by" line to its "rebuilt" line) and its ratio to the
+#    spare's sequential write rate.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 # shellcheck source=tests/vm/target-lib.sh
 . "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
-layout=${1:-ew}
+# shellcheck source=tests/vm/hddsim-lib.sh
+. "${EW_TESTS:-$(dirname "$0")/..}/vm/hddsim-lib.sh"
+layout=${1:-ew} kind=${2:-vm} fill=${3:-128} seed=${4:-1} lat_rate=${5:-4} LAT_S=${6:-8}
 DEV=ewb
-FILL=64M
+NDEV=6
+rotation_ns=5973121
 load_target || { notok "module loaded"; finish; }
-# shellcheck disable=SC2206
-D=($EW_DISKS)
-SZ=$(blockdev --getsz "${D[0]}")
-for i in 0 1 2 3 4 5 6 7; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
-dmsetup create ewsp1 --table "0 $SZ linear ${D[8]} 0"
-dmsetup create ewsp2 --table "0 $SZ linear ${D[9]} 0"
-members="" ; for i in 0 1 2 3 4 5 6 7; do members="$members /dev/mapper/ewm$i"; done
-# shellcheck disable=SC2086
-table=$(ewctl table --layout "$layout" --sync 2 --metadata "$EW_META" $members)
-dmsetup create $DEV --table "$table" || { notok "create"; finish; }
-fio --name=fill --filename=/dev/mapper/$DEV --rw=write --bs=256k --size=$FILL \
-	--direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
-sync
+mode="plain TCG"
+[ -n "${EW_ICOUNT:-}" ] && mode="exact time (icount $EW_ICOUNT)"
+note "bench-rebuild: layout $layout, members $kind, fill $fill MiB, seed $seed, $mode"
+
+# the six base devices
+case $kind in
+vm)
+	# shellcheck disable=SC2206
+	B=($EW_DISKS) ;;
+null)
+	modprobe null_blk nr_devices=$NDEV memory_backed=1 gb=1 ||
+		{ notok "null_blk loaded"; finish; }
+	B=(); for i in $(seq 0 $((NDEV - 1))); do B+=("/dev/nullb$i"); done ;;
+hddsim)
+	insmod /ew/modules/hddsim.ko || { notok "hddsim.ko loaded (make -C tests/hddsim)"; finish; }
+	modprobe brd rd_nr=$NDEV rd_size=$((256 * 1024)) max_part=0 ||
+		{ notok "brd loaded"; finish; }
+	B=()
+	for i in $(seq 0 $((NDEV - 1))); do
+		dmsetup create "hdd$i" --table "0 $((256 * 2048)) hddsim /dev/ram$i 4 rotation_ns $rotation_ns phase_ns $(hddsim_phase "$seed" "$i" "$rotation_ns")" ||
+			{ notok "hddsim disk $i"; finish; }
+		B+=("/dev/mapper/hdd$i")
+	done ;;
+*)
+	notok "KIND is vm, null or hddsim, not $kind"; finish ;;
+esac
+SZ=$((192 * 2048))
+for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${B[$i]} 0"; done
+dmsetup create ewsp1 --table "0 $SZ linear ${B[4]} 0"
+dmsetup create ewsp2 --table "0 $SZ linear ${B[5]} 0"
+
+result() { echo "RESULT $layout $kind $*"; }
+seqw() {	# seqw DEV: MiB/s of sequential 512 KiB writes, iodepth 4
+	fio --name=seq --filename="$1" --rw=write --bs=512k --size=48M \
+		--offset=1M --direct=1 --ioengine=libaio --iodepth=4 \
+		--output-format=json --output=/tmp/seq.json >/dev/null 2>&1
+	jq -r '.jobs[0].write.bw / 1024 | . * 10 | floor / 10' /tmp/seq.json
+}
+lat() {	# lat randread|randwrite: "mean_us p99_us iops", 4k QD1
+	fio --name=lat --filename=/dev/mapper/$DEV --rw="$1" --bs=4k \
+		--size=$((fill))M --direct=1 --ioengine=psync --time_based \
+		--runtime=$LAT_S --randseed="$seed" --output-format=json \
+		--output=/tmp/lat.json >/dev/null 2>&1
+	jq -r --arg rw "${1#rand}" '.jobs[0][$rw] | "\(.clat_ns.mean / 1000 | floor) \(.clat_ns.percentile["99.000000"] / 1000 | floor) \(.iops | floor)"' /tmp/lat.json
+}
 state_of() { status_field $DEV 7 | cut -c$(($1 + 1)); }
-wait_idle() {	# seconds until the rebuild is idle and all members A
+wait_idle() {	# the rebuild idle and all members A
 	local t0=$SECONDS
 	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ]; do
-		sleep 0.2
-		[ $((SECONDS - t0)) -gt 900 ] && return 1
+		sleep 0.05
+		[ $((SECONDS - t0)) -gt 1800 ] && return 1
 	done
+	return 0
 }
 fail() {	# fail I: member I to dm-error, then failed
 	dmsetup reload "ewm$1" --table "0 $SZ error" && dmsetup resume "ewm$1"
@@ -52,57 +107,72 @@ fail() {	# fail I: member I to dm-error, then failed
 		dd if=/dev/mapper/$DEV of=/dev/null bs=1M count=64 iflag=direct status=none 2>/dev/null
 	done
 }
-lat() {	# lat SECONDS: "mean_us p99_us iops" of 4k QD1 random reads
-	fio --name=lat --filename=/dev/mapper/$DEV --rw=randread --bs=4k --size=$FILL \
-		--direct=1 --ioengine=psync --time_based --runtime="$1" \
-		--output-format=json --output=/tmp/lat.json >/dev/null 2>&1
-	jq -r '.jobs[0].read | "\(.clat_ns.mean / 1000 | floor) \(.clat_ns.percentile["99.000000"] / 1000 | floor) \(.iops | floor)"' /tmp/lat.json
-}
 replace() {	# replace I SPARE: the table with SPARE at member I, resumed
 	table=${table/\/dev\/mapper\/ewm$1 /\/dev\/mapper\/$2 }
 	dmsetup reload $DEV --table "$table" && dmsetup resume $DEV
 }
+# klog_time PATTERN: the kernel's timestamp (s) of the last line with it
+klog_time() {
+	dmesg | grep -F -- "$1" | tail -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
+}
 
-fail 1
-dmsetup message $DEV 0 rebuild_rate 0
-note "$layout: degraded: $(dmsetup status $DEV)"
-note "$layout: latency before the rebuild (mean_us p99_us iops): $(lat 10)"
-bg0=$(status_field $DEV 12)
-t0=$(date +%s.%N)
-replace 1 ewsp1
-lat 600 >/tmp/lat-during &
-lpid=$!
-wait_idle
-t1=$(date +%s.%N)
-kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
-bg1=$(status_field $DEV 12)
+# 1. the spares' sequential write rate, then their first MiB zeroed
+sp1=$(seqw /dev/mapper/ewsp1)
+sp2=$(seqw /dev/mapper/ewsp2)
+for s in ewsp1 ewsp2; do
+	dd if=/dev/zero of=/dev/mapper/$s bs=1M count=1 oflag=direct status=none
+done
+note "spares' sequential write rate (512k, iodepth 4): $sp1 / $sp2 MiB/s"
+result seqwrite_mibs "$sp1" "$sp2"
+
+# 2. the array, filled
+table=$(ewctl table --layout "$layout" --sync 2 --metadata "$EW_META" \
+	/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3)
+dmsetup create $DEV --table "$table" || { notok "create"; finish; }
+fio --name=fill --filename=/dev/mapper/$DEV --rw=write --bs=256k --size=${fill}M \
+	--direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
+sync
+wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's homes
 bs=$(dmsetup table $DEV | grep -o 'block_size [0-9]*' | cut -d' ' -f2); bs=${bs:-4096}
-note "$layout: rebuild with 4k QD1 reads running: $((bg1 - bg0)) replicas in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s: $(awk -v n=$((bg1 - bg0)) -v bs="$bs" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }') MiB/s"
-note "$layout: after: $(dmsetup status $DEV)"
 
-# the latency during a rebuild: a rebuild of member 2 at a rate that
-# lasts, measured over 10 s
-fail 2
-dmsetup message $DEV 0 rebuild_rate 1
-note "$layout: latency degraded again (mean_us p99_us iops): $(lat 10)"
-replace 2 ewsp2
-sleep 1
-note "$layout: latency during a rebuild at 1 MiB/s (mean_us p99_us iops): $(lat 10)"
-note "$layout: $(dmsetup status $DEV)"
+# 3. degraded, before the rebuild
+fail 1
+r0=$(lat randread) w0=$(lat randwrite)
+note "latency before the rebuild (degraded), mean_us p99_us iops: reads $r0, writes $w0"
+result before_read "$r0"
+result before_write "$w0"
+
+# 4. during a rebuild at LAT_RATE
+dmsetup message $DEV 0 rebuild_rate "$lat_rate"
+rate=$(status_field $DEV 28)
+replace 1 ewsp1
+r1=$(lat randread) st1=$(status_field $DEV 27) p1=$(status_field $DEV 26)
+w1=$(lat randwrite) st2=$(status_field $DEV 27) p2=$(status_field $DEV 26)
+note "latency during the rebuild at rebuild_rate $rate: reads $r1 (rebuild $st1 at $p1), writes $w1 (rebuild $st2 at $p2)"
+result during_read "$r1" "$st1"
+result during_write "$w1" "$st2"
+ratios() {	# ratios BEFORE DURING: mean and p99 ratios
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
+		printf "mean x%.2f p99 x%.2f iops x%.2f", y[1] / x[1], y[2] / x[2], y[3] / x[3] }'
+}
+note "during/before: reads $(ratios "$r0" "$r1"); writes $(ratios "$w0" "$w1")"
 dmsetup message $DEV 0 rebuild_rate 0
-wait_idle
-# the rate alone: member 5 fails and is rebuilt, with no foreground
-# I/O, onto member 1's old disk (out of the array since its replacement)
-dmsetup reload ewm1 --table "0 $SZ linear ${D[1]} 0" && dmsetup resume ewm1
-dd if=/dev/zero of=/dev/mapper/ewm1 bs=4096 count=1 oflag=direct status=none
-fail 5
+wait_idle || note "rebuild 1 not idle: $(dmsetup status $DEV)"
+
+# 5. the idle rebuild, unthrottled
+fail 2
+dmsetup message $DEV 0 rebuild_rate 0
 bg0=$(status_field $DEV 12)
-t0=$(date +%s.%N)
-replace 5 ewm1
-wait_idle
-t1=$(date +%s.%N)
+replace 2 ewsp2
+wait_idle || note "rebuild 2 not idle: $(dmsetup status $DEV)"
 bg1=$(status_field $DEV 12)
-note "$layout: rebuild alone, unthrottled: $((bg1 - bg0)) replicas in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s: $(awk -v n=$((bg1 - bg0)) -v bs="$bs" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }') MiB/s"
+ts=$(klog_time "member 2 replaced by") te=$(klog_time "rebuilt")
+n=$((bg1 - bg0))
+mibs=$(awk -v n=$n -v bs="$bs" -v a="$ts" -v b="$te" 'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }')
+ratio=$(awk -v r="$mibs" -v s="$sp2" 'BEGIN { printf "%.2f", r / s }')
+note "idle rebuild at rebuild_rate 0: $n replicas ($((n * bs / 1048576)) MiB) in $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.3f", b - a }') s: $mibs MiB/s, ${ratio} of the spare's sequential write rate ($sp2 MiB/s)"
+result idle_rebuild_mibs "$mibs" "$ratio"
+note "after: $(dmsetup status $DEV)"
 dmsetup remove $DEV
-ok "$layout: figures printed"
+ok "$layout $kind: figures printed"
 finish
