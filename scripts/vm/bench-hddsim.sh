@@ -26,10 +26,13 @@
 # scripts/bench makes the tables.  Not a test: prints figures.
 #
 # First, ewctl calibrate on every member, its error against hddsim's
-# truth sent as BENCH-CAL lines.  Then the predictor of eagerwrite is
-# given each member's true rotational phase (from hddsim's table) with
-# "disk_param": an oracle calibration, so that the layouts are compared
-# and not the calibration (whose error is reported on its own).
+# truth sent as BENCH-CAL lines.  Each eagerwrite array's predictor is
+# then given what the calibration learned (period and phase, with
+# "disk_param", what ewctl calibrate --apply sends) for the main figures;
+# after them, the same array is given hddsim's true period and phase (the
+# oracle) and the synchronous write job and ewprobe run again
+# ("syncwrite-oracle", "ewprobe-oracle"): the cost of the calibration's
+# error.  With CAL_COUNT 0 the main figures use the oracle.
 #
 # Reproducible (issue 14): every member's phase is derived from SEED
 # (tests/vm/hddsim-lib.sh), and every fio job runs with randseed SEED (the
@@ -100,12 +103,15 @@ phase() { tabval "$1" phase_ns; }
 # ewctl calibrate on every member against hddsim's truth (table): the
 # error of the learned phase, in revolutions, at the end of the run, and
 # of the period, in ppm.
+CAL_R=() CAL_P=()
 calibrate_all() {
 	local i js rt pt
 	for i in $(seq 0 $((n - 1))); do
 		rt=$(tabval "$i" rotation_ns) pt=$(phase "$i")
 		js=$(ewctl calibrate --json --count "$CAL_COUNT" "/dev/mapper/hdd$i") ||
 			{ say "calibrate hdd$i failed"; continue; }
+		CAL_R[i]=$(echo "$js" | jq -r .rotation_ns)
+		CAL_P[i]=$(echo "$js" | jq -r .phase_ns)
 		send "BENCH-CAL hdd$i $(echo "$js" | jq -c --argjson rt "$rt" --argjson pt "$pt" '
 			((.phase_ns - $pt) / $rt) as $d
 			| {rot_true: $rt, rot_est: .rotation_ns,
@@ -178,6 +184,45 @@ prefill() {	# prefill CONFIG DEV
 	send "BENCH-PREFILL $cfg $region $((SECONDS - t1))"
 }
 
+# predictor CONFIG cal|oracle: give the array's predictor every member's
+# period and phase, learned (cal) or hddsim's truth (oracle); returns 1
+# (and gives nothing) when a member has no calibration.
+predictor() {
+	local i r p
+	if [ "$2" = cal ]; then
+		for i in $(seq 0 $((n - 1))); do
+			[ -n "${CAL_R[i]:-}" ] && [ -n "${CAL_P[i]:-}" ] || return 1
+		done
+	fi
+	for i in $(seq 0 $((n - 1))); do
+		r=$rotation_ns p=${PH[i]}
+		[ "$2" = cal ] && r=${CAL_R[i]} p=${CAL_P[i]}
+		if ! { dmsetup message bench 0 disk_param "$i" rotation_ns "$r" &&
+				dmsetup message bench 0 disk_param "$i" phase_ns "$p"; }; then
+			say "$1: disk_param $i rotation_ns $r phase_ns $p refused"
+		fi
+	done
+}
+
+# sync_jobs CONFIG DEV SUFFIX: the synchronous write job and ewprobe rate.
+sync_jobs() {
+	local cfg=$1 dev=$2 j=syncwrite$3
+	if DEV=$dev SIZE=$region RUNTIME=$runtime SEED=$seed \
+			fio --eta=never --output-format=json "$fiodir/syncwrite.fio" \
+			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+		send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
+	else
+		say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
+	fi
+	j=ewprobe$3
+	if ewprobe rate --same-block --method direct-fua --seconds 5 --rpm 10000 \
+			--json --force "$dev" >"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+		send "BENCH $cfg $j $(jq -c '{ops_per_sec, latency_us, ceiling_per_sec, exceeds_ceiling}' "$out/$cfg-$j.json")"
+	else
+		say "$cfg $j: failed: $(head -c 200 "$out/$cfg-$j.err")"
+	fi
+}
+
 run_config() {	# run_config CONFIG DEV
 	local cfg=$1 dev=$2 rate r w j
 	for rate in $rates; do
@@ -191,20 +236,7 @@ run_config() {	# run_config CONFIG DEV
 			say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
 		fi
 	done
-	j=syncwrite
-	if DEV=$dev SIZE=$region RUNTIME=$runtime SEED=$seed \
-			fio --eta=never --output-format=json "$fiodir/syncwrite.fio" \
-			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
-		send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
-	else
-		say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
-	fi
-	if ewprobe rate --same-block --method direct-fua --seconds 5 --rpm 10000 \
-			--json --force "$dev" >"$out/$cfg-rate.json" 2>"$out/$cfg-rate.err"; then
-		send "BENCH $cfg ewprobe $(jq -c '{ops_per_sec, latency_us, ceiling_per_sec, exceeds_ceiling}' "$out/$cfg-rate.json")"
-	else
-		say "$cfg ewprobe: failed: $(head -c 200 "$out/$cfg-rate.err")"
-	fi
+	sync_jobs "$cfg" "$dev" ""
 }
 
 # What the disks did, in the model's terms, during a configuration's
@@ -267,18 +299,22 @@ for cfg in $configs; do
 	fi
 	dmsetup create bench --table "$table" 2>"$out/create.err" ||
 		{ say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"; continue; }
+	pred=none
 	if [ "$cfg" != dmraid ]; then
-		for i in $(seq 0 $((n - 1))); do
-			dmsetup message bench 0 disk_param "$i" phase_ns "${PH[i]}" ||
-				say "$cfg: disk_param $i phase_ns refused"
-		done
+		pred="cal"
+		predictor "$cfg" cal || { pred=oracle; predictor "$cfg" oracle; }
 	fi
+	send "BENCH-PRED $cfg $pred"
 	say "$cfg: $(echo "$table" | cut -c1-120)"
 	prefill "$cfg" /dev/mapper/bench
 	[ "$cfg" != dmraid ] && dmsetup message bench 0 reset_counters
 	disks_reset
 	run_config "$cfg" /dev/mapper/bench
 	disks_send "$cfg"
+	if [ "$pred" = cal ]; then
+		predictor "$cfg" oracle
+		sync_jobs "$cfg" /dev/mapper/bench -oracle
+	fi
 	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
 	dmsetup remove bench || { sleep 5; dmsetup remove bench || say "$cfg: remove failed"; }
 	send "BENCH-TIME $cfg $((SECONDS - t0))"
