@@ -9,6 +9,10 @@
 #   ddm1/ddm2    eagerwrite ddm, dilution 2, sync 1/2
 #   ew1/ew2      eagerwrite ew, dilution 2, sync 1/2: on 36 members and one
 #                member long, the paper's 2x9x2 EW-Array
+#   r10s1h ... ew2h  the same eagerwrite configuration with its metadata
+#                device on one more hddsim disk (the all-rotating case;
+#                without "h" it is the harness's metadata disk, a loop
+#                device over tmpfs: no mechanics, the SSD case)
 #
 # Every configuration starts on fresh members: brd is unloaded and loaded
 # again (all zeros, no pages) and each hddsim disk is recreated with the
@@ -18,18 +22,22 @@
 # zeroed.  Then the fio region is written sequentially (and eagerwrite's
 # delayed replicas drained) so that every read reads a disk.
 #
-# Per configuration: the TPC-C-like job (tests/fio/tpcc.fio) at each
-# arrival rate, the synchronous 4 KiB write job (tests/fio/syncwrite.fio),
+# Per configuration: the TPC-C-like job (tests/fio/tpcc.fio, its queue
+# depth raised from 32 to 256 a stream so that fio is not what saturates
+# at the high rates) at each arrival rate, the synchronous 4 KiB write job (tests/fio/syncwrite.fio),
 # and ewprobe rate --same-block.  Each result goes to $EW_CHANNEL as one
 # line "BENCH <config> <job> <json>" (fio's JSON cut down to what the host
 # reads), and hddsim's own counters over those jobs as "BENCH-DISK";
 # scripts/bench makes the tables.  Not a test: prints figures.
 #
 # First, ewctl calibrate on every member, its error against hddsim's
-# truth sent as BENCH-CAL lines.  Then the predictor of eagerwrite is
-# given each member's true rotational phase (from hddsim's table) with
-# "disk_param": an oracle calibration, so that the layouts are compared
-# and not the calibration (whose error is reported on its own).
+# truth sent as BENCH-CAL lines.  Each eagerwrite array's predictor is
+# then given what the calibration learned (period and phase, with
+# "disk_param", what ewctl calibrate --apply sends) for the main figures;
+# after them, the same array is given hddsim's true period and phase (the
+# oracle) and the synchronous write job and ewprobe run again
+# ("syncwrite-oracle", "ewprobe-oracle"): the cost of the calibration's
+# error.  With CAL_COUNT 0 the main figures use the oracle.
 #
 # Reproducible (issue 14): every member's phase is derived from SEED
 # (tests/vm/hddsim-lib.sh), and every fio job runs with randseed SEED (the
@@ -72,13 +80,18 @@ fi
 # Fresh members: brd loaded anew (zeros, no pages allocated), hddsim
 # disks over it with the phases PH (from the seed), the same for every
 # configuration, so a calibration stays true.  members_down frees what a
-# configuration wrote.
+# configuration wrote.  With HMETA (a configuration "...h" asks for it)
+# one more brd device carries hddmeta, an hddsim disk like the members
+# (phase hddsim_phase SEED n): the "h" configurations' metadata device.
 PH=()
 for i in $(seq 0 $((n - 1))); do PH[i]=$(hddsim_phase "$seed" "$i" "$rotation_ns"); done
+HMETA=0
+case " $configs " in *h" "*) HMETA=1 ;; esac
+PH[n]=$(hddsim_phase "$seed" "$n" "$rotation_ns")
 members=()
 members_up() {
 	local i
-	modprobe brd rd_nr="$n" rd_size=$((disk_mib * 1024)) max_part=0 ||
+	modprobe brd rd_nr=$((n + HMETA)) rd_size=$((disk_mib * 1024)) max_part=0 ||
 		{ say "cannot load brd"; return 1; }
 	members=()
 	for i in $(seq 0 $((n - 1))); do
@@ -86,12 +99,17 @@ members_up() {
 			{ say "cannot create hdd$i"; return 1; }
 		members+=("/dev/mapper/hdd$i")
 	done
+	[ "$HMETA" = 0 ] ||
+		dmsetup create hddmeta --table "0 $sectors hddsim /dev/ram$n 4 rotation_ns $rotation_ns phase_ns ${PH[n]}" ||
+		{ say "cannot create hddmeta"; return 1; }
 }
 members_down() {
 	local i
 	for i in $(seq 0 $((n - 1))); do
 		dmsetup remove "hdd$i" 2>/dev/null || { sleep 2; dmsetup remove "hdd$i"; }
 	done
+	[ "$HMETA" = 0 ] || dmsetup remove hddmeta 2>/dev/null ||
+		{ sleep 2; dmsetup remove hddmeta; }
 	rmmod brd || { sleep 2; rmmod brd; }
 }
 tabval() { dmsetup table "hdd$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
@@ -100,12 +118,15 @@ phase() { tabval "$1" phase_ns; }
 # ewctl calibrate on every member against hddsim's truth (table): the
 # error of the learned phase, in revolutions, at the end of the run, and
 # of the period, in ppm.
+CAL_R=() CAL_P=()
 calibrate_all() {
 	local i js rt pt
 	for i in $(seq 0 $((n - 1))); do
 		rt=$(tabval "$i" rotation_ns) pt=$(phase "$i")
 		js=$(ewctl calibrate --json --count "$CAL_COUNT" "/dev/mapper/hdd$i") ||
 			{ say "calibrate hdd$i failed"; continue; }
+		CAL_R[i]=$(echo "$js" | jq -r .rotation_ns)
+		CAL_P[i]=$(echo "$js" | jq -r .phase_ns)
 		send "BENCH-CAL hdd$i $(echo "$js" | jq -c --argjson rt "$rt" --argjson pt "$pt" '
 			((.phase_ns - $pt) / $rt) as $d
 			| {rot_true: $rt, rot_est: .rotation_ns,
@@ -134,21 +155,27 @@ zero_rmeta() {
 	done
 }
 
+# meta_dev CONFIG: the eagerwrite metadata device of CONFIG.
+meta_dev() {
+	case $1 in *h) echo /dev/mapper/hddmeta ;; *) echo "$EW_META" ;; esac
+}
+
 make_table() {	# make_table CONFIG
-	local t i len
-	case $1 in
+	local t i len m
+	m=$(meta_dev "$1")
+	case ${1%h} in
 	dmraid)
 		# The array: n/2 x the member, whole chunks.
 		len=$(( sectors / 128 * 128 * n / 2 ))
 		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
 		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
 		echo "$t" ;;
-	r10s1) ewctl table --layout raid10 --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
-	r10s2) ewctl table --layout raid10 --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
-	ddm1) ewctl table --layout ddm --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
-	ddm2) ewctl table --layout ddm --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
-	ew1) ewctl table --layout ew --sync 1 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
-	ew2) ewctl table --layout ew --sync 2 --len "$region" --metadata "$EW_META" "${members[@]}" ;;
+	r10s1) ewctl table --layout raid10 --sync 1 --len "$region" --metadata "$m" "${members[@]}" ;;
+	r10s2) ewctl table --layout raid10 --sync 2 --len "$region" --metadata "$m" "${members[@]}" ;;
+	ddm1) ewctl table --layout ddm --sync 1 --len "$region" --metadata "$m" "${members[@]}" ;;
+	ddm2) ewctl table --layout ddm --sync 2 --len "$region" --metadata "$m" "${members[@]}" ;;
+	ew1) ewctl table --layout ew --sync 1 --len "$region" --metadata "$m" "${members[@]}" ;;
+	ew2) ewctl table --layout ew --sync 2 --len "$region" --metadata "$m" "${members[@]}" ;;
 	*) return 1 ;;
 	esac
 }
@@ -178,20 +205,29 @@ prefill() {	# prefill CONFIG DEV
 	send "BENCH-PREFILL $cfg $region $((SECONDS - t1))"
 }
 
-run_config() {	# run_config CONFIG DEV
-	local cfg=$1 dev=$2 rate r w j
-	for rate in $rates; do
-		r=$(( rate * 655 / 1000 )) w=$(( rate - rate * 655 / 1000 ))
-		j=tpcc-$rate
-		if DEV=$dev SIZE=$region RUNTIME=$runtime READ_IOPS=$r WRITE_IOPS=$w SEED=$seed \
-				fio --eta=never --output-format=json "$fiodir/tpcc.fio" \
-				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
-			send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
-		else
-			say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
+# predictor CONFIG cal|oracle: give the array's predictor every member's
+# period and phase, learned (cal) or hddsim's truth (oracle); returns 1
+# (and gives nothing) when a member has no calibration.
+predictor() {
+	local i r p
+	if [ "$2" = cal ]; then
+		for i in $(seq 0 $((n - 1))); do
+			[ -n "${CAL_R[i]:-}" ] && [ -n "${CAL_P[i]:-}" ] || return 1
+		done
+	fi
+	for i in $(seq 0 $((n - 1))); do
+		r=$rotation_ns p=${PH[i]}
+		[ "$2" = cal ] && r=${CAL_R[i]} p=${CAL_P[i]}
+		if ! { dmsetup message bench 0 disk_param "$i" rotation_ns "$r" &&
+				dmsetup message bench 0 disk_param "$i" phase_ns "$p"; }; then
+			say "$1: disk_param $i rotation_ns $r phase_ns $p refused"
 		fi
 	done
-	j=syncwrite
+}
+
+# sync_jobs CONFIG DEV SUFFIX: the synchronous write job and ewprobe rate.
+sync_jobs() {
+	local cfg=$1 dev=$2 j=syncwrite$3
 	if DEV=$dev SIZE=$region RUNTIME=$runtime SEED=$seed \
 			fio --eta=never --output-format=json "$fiodir/syncwrite.fio" \
 			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
@@ -199,12 +235,39 @@ run_config() {	# run_config CONFIG DEV
 	else
 		say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
 	fi
+	j=ewprobe$3
 	if ewprobe rate --same-block --method direct-fua --seconds 5 --rpm 10000 \
-			--json --force "$dev" >"$out/$cfg-rate.json" 2>"$out/$cfg-rate.err"; then
-		send "BENCH $cfg ewprobe $(jq -c '{ops_per_sec, latency_us, ceiling_per_sec, exceeds_ceiling}' "$out/$cfg-rate.json")"
+			--json --force "$dev" >"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+		send "BENCH $cfg $j $(jq -c '{ops_per_sec, latency_us, ceiling_per_sec, exceeds_ceiling}' "$out/$cfg-$j.json")"
 	else
-		say "$cfg ewprobe: failed: $(head -c 200 "$out/$cfg-rate.err")"
+		say "$cfg $j: failed: $(head -c 200 "$out/$cfg-$j.err")"
 	fi
+}
+
+# run_config CONFIG DEV: the TPC-C-like job at every rate (an "h"
+# configuration: at the first rate only, to keep the run short; its
+# synchronous jobs say what the rotating journal costs), then the
+# synchronous jobs.  Each TPC-C run lasts long enough for about 4000
+# requests, at least 4 s and at most RUNTIME: the high rates are what
+# cost wall time, and 4000 requests hold a p99 to 40 samples.
+run_config() {	# run_config CONFIG DEV
+	local cfg=$1 dev=$2 rate r w j rt rl=$rates
+	case $cfg in *h) rl=${rates%% *} ;; esac
+	for rate in $rl; do
+		r=$(( rate * 655 / 1000 )) w=$(( rate - rate * 655 / 1000 ))
+		rt=$(( 4000 / rate ))
+		[ "$rt" -ge 4 ] || rt=4
+		[ "$rt" -le "$runtime" ] || rt=$runtime
+		j=tpcc-$rate
+		if DEV=$dev SIZE=$region RUNTIME=$rt READ_IOPS=$r WRITE_IOPS=$w SEED=$seed \
+				fio --eta=never --output-format=json "$out/tpcc.fio" \
+				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+			send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
+		else
+			say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
+		fi
+	done
+	sync_jobs "$cfg" "$dev" ""
 }
 
 # What the disks did, in the model's terms, during a configuration's
@@ -214,6 +277,7 @@ run_config() {	# run_config CONFIG DEV
 disks_reset() {
 	local i
 	for i in $(seq 0 $((n - 1))); do dmsetup message "hdd$i" 0 reset; done
+	[ "$HMETA" = 0 ] || dmsetup message hddmeta 0 reset
 }
 disks_send() {	# disks_send CONFIG
 	local i
@@ -225,8 +289,19 @@ disks_send() {	# disks_send CONFIG
 		END { printf "BENCH-DISK %s %d %d %d %.0f %.0f %.0f %.0f %d\n", c, n, rd, wr,
 			n ? sv / n : 0, n ? sk / n : 0, n ? ro / n : 0, n ? tr / n : 0, late }' >"$out/disk.line"
 	send "$(cat "$out/disk.line")"
+	# The metadata disk of an "h" configuration, on its own line: the
+	# journal commits' mechanics.
+	case $1 in *h)
+		dmsetup status hddmeta | awk -v c="$1" '{ printf "BENCH-DISKMETA %s %d %d %d %.0f %.0f %.0f %.0f %d\n",
+			c, $7, $9, $10, $8, $11, $12, $13, $14 }' >"$out/disk.line"
+		send "$(cat "$out/disk.line")" ;;
+	esac
 }
 
+# tpcc.fio with a deeper queue: at 32 a stream fio itself caps the
+# arrivals near 32 / latency, before the slower layouts saturate.
+sed 's/^iodepth=32$/iodepth=256/' "$fiodir/tpcc.fio" >"$out/tpcc.fio"
+grep -q '^iodepth=256$' "$out/tpcc.fio" || { say "tpcc.fio: no iodepth=32 line to raise"; exit 1; }
 members_up || exit 1
 send "BENCH-INFO members=$n disk_mib=$disk_mib region=$region runtime=$runtime rates=$rates module=${EW_MODULE:-?} seed=$seed icount=${EW_ICOUNT:-none} mem_mib=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
 say "$n hddsim members of $disk_mib MiB over brd; fio region $region; ${runtime} s per run"
@@ -263,22 +338,26 @@ for cfg in $configs; do
 	if [ "$cfg" = dmraid ]; then
 		zero_rmeta
 	else
-		dd if=/dev/zero of="$EW_META" bs=1M count=1 oflag=direct 2>/dev/null
+		dd if=/dev/zero of="$(meta_dev "$cfg")" bs=1M count=1 oflag=direct 2>/dev/null
 	fi
 	dmsetup create bench --table "$table" 2>"$out/create.err" ||
 		{ say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"; continue; }
+	pred=none
 	if [ "$cfg" != dmraid ]; then
-		for i in $(seq 0 $((n - 1))); do
-			dmsetup message bench 0 disk_param "$i" phase_ns "${PH[i]}" ||
-				say "$cfg: disk_param $i phase_ns refused"
-		done
+		pred="cal"
+		predictor "$cfg" cal || { pred=oracle; predictor "$cfg" oracle; }
 	fi
+	send "BENCH-PRED $cfg $pred"
 	say "$cfg: $(echo "$table" | cut -c1-120)"
 	prefill "$cfg" /dev/mapper/bench
 	[ "$cfg" != dmraid ] && dmsetup message bench 0 reset_counters
 	disks_reset
 	run_config "$cfg" /dev/mapper/bench
 	disks_send "$cfg"
+	if [ "$pred" = cal ]; then
+		predictor "$cfg" oracle
+		sync_jobs "$cfg" /dev/mapper/bench -oracle
+	fi
 	send "BENCH-STATUS $cfg $(dmsetup status bench | cut -c1-300)"
 	dmsetup remove bench || { sleep 5; dmsetup remove bench || say "$cfg: remove failed"; }
 	send "BENCH-TIME $cfg $((SECONDS - t0))"

@@ -81,6 +81,26 @@ jqe "$j" '(((.throughput - .rate) | fabs) < (0.05 * .rate))' &&
 	ok "throughput follows the arrival rate" ||
 	nok "throughput follows the arrival rate"
 
+# --- --disk-mib: members truncated like hddsim's (make bench's members) ----
+# 256 MiB of the model's outer cylinders: the data set follows the member
+# (one member's worth), and the seeks over it are shorter than over the
+# whole 8.7 GiB model, so random reads are faster.
+for m in 0 256; do
+	"$ewsim" --layout raid10 --sync 2 --disks 8 --disk-mib $m --read-frac 1 \
+		--requests 3000 --rate 50 --json "$tmp/mib$m.json" 2>"$tmp/err" ||
+		cat "$tmp/err"
+done
+jqe "$tmp/mib256.json" '.disk_sectors == 524288 and .len_blocks == 32768' &&
+	jqe "$tmp/mib0.json" '.disk_sectors > 17000000' &&
+	ok "--disk-mib 256: a member of 524288 sectors, one member's data set" ||
+	nok "--disk-mib 256: a member of 524288 sectors, one member's data set"
+fcheck 'a > 0 && a < b' -v a="$(jq .read.mean_ms "$tmp/mib256.json")" \
+	-v b="$(jq .read.mean_ms "$tmp/mib0.json")" &&
+	ok "--disk-mib 256: shorter seeks than the whole model" ||
+	nok "--disk-mib 256: shorter seeks than the whole model"
+"$ewsim" --disk-mib x --disks 4 >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "--disk-mib x exits 2" || nok "--disk-mib x exits 2 (got $rc)"
+
 # --- queueing formulas ------------------------------------------------------
 # M/D/1: a degenerate disk (no seek, 1 us rotation, 5 ms overhead), two
 # mirrored disks with both writes in the foreground: each disk sees every

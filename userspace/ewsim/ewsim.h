@@ -60,6 +60,7 @@ struct sim_config {
 	u32 chunk_sectors;
 	u32 delay_queue;	/* delayed replica writes held, array-wide */
 	u64 len_blocks;		/* data set; 0: one member's worth */
+	u64 disk_sectors;	/* member size; 0: the whole disk model */
 	enum sim_policy policy;
 	u32 window;		/* SATF looks at this many queued requests */
 	double predict_noise;	/* sd of phase error, fraction of a turn */

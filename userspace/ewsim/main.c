@@ -29,6 +29,9 @@ static const char usage[] =
 "  --dup-cancel complete|start  a read duplicated on busy holders: the\n"
 "                           others are cancelled when one completes (the\n"
 "                           paper) or as soon as one starts\n"
+"  --disk-mib M            members of M MiB: the model truncated to its\n"
+"                           outer cylinders, as hddsim does on a device of\n"
+"                           that size (0: the whole model)\n"
 "  --disk KEY=VAL[,..]      disk model: rotation_ns phase_ns overhead_ns\n"
 "                           head_switch_ns write_settle_ns single_cyl_ns\n"
 "                           seek_a_ns seek_b_ns seek_c_ns seek_e_ns\n"
@@ -60,7 +63,8 @@ enum {
 	O_CHUNK, O_DELAYQ, O_LEN, O_POLICY, O_WINDOW, O_NOISE, O_DISK,
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
-	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_HELP
+	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_DISKMIB,
+	O_HELP
 };
 
 static const struct option longopts[] = {
@@ -77,6 +81,7 @@ static const struct option longopts[] = {
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "predict-noise", required_argument, NULL, O_NOISE },
 	{ "disk", required_argument, NULL, O_DISK },
+	{ "disk-mib", required_argument, NULL, O_DISKMIB },
 	{ "requests", required_argument, NULL, O_REQUESTS },
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "seed", required_argument, NULL, O_SEED },
@@ -245,6 +250,11 @@ static int parse_args(int argc, char **argv, struct cli *o)
 		case O_LEN:
 			if (parse_u64(a, &c->len_blocks))
 				return bad(name, a);
+			break;
+		case O_DISKMIB:
+			if (parse_u64(a, &v) || v > (1ULL << 30))
+				return bad(name, a);
+			c->disk_sectors = v * 2048;
 			break;
 		case O_POLICY:
 			if (!strcmp(a, "fcfs"))

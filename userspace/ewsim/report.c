@@ -103,7 +103,9 @@ void report_json(FILE *f, const struct sim_config *c,
 		policy_name(c->policy), c->block_sectors * 512,
 		c->chunk_sectors, c->delay_queue, c->predict_noise);
 	fprintf(f,
-		"  \"len_blocks\": %llu, \"region_blocks\": %llu, \"seed\": %llu, \"rate\": %g, \"outstanding\": %u, \"read_frac\": %.4f,\n",
+		"  \"disk_sectors\": %llu, \"len_blocks\": %llu, \"region_blocks\": %llu, \"seed\": %llu, \"rate\": %g, \"outstanding\": %u, \"read_frac\": %.4f,\n",
+		(unsigned long long)(c->disk_sectors ? c->disk_sectors :
+				     ew_disk_params_sectors(&c->disk)),
 		(unsigned long long)r->len_blocks,
 		(unsigned long long)r->region_blocks,
 		(unsigned long long)c->seed, r->offered_rate,

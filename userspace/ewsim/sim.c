@@ -1033,11 +1033,18 @@ static void alloc_homes(struct sim *s, u32 disk)
 	}
 }
 
+/* A member's size: --disk-mib, else the whole model. */
+static u64 sim_disk_sectors(const struct sim_config *c)
+{
+	return c->disk_sectors ? c->disk_sectors :
+				 ew_disk_params_sectors(&c->disk);
+}
+
 static int sim_setup(struct sim *s, const struct sim_config *c)
 {
 	struct ew_geom_params gp;
 	const char *why = NULL;
-	u64 dsec = ew_disk_params_sectors(&c->disk), cap, len = 0;
+	u64 dsec = sim_disk_sectors(c), cap, len = 0;
 	struct rng r;
 	int ret;
 
@@ -1391,7 +1398,7 @@ static int selftest_one(struct sim_config *c, bool verbose)
 	struct ew_head h[EW_MAX_DISKS];
 	struct ew_disk model;
 	struct sim_result r, r2;
-	u64 dsec = ew_disk_params_sectors(&c->disk);
+	u64 dsec = sim_disk_sectors(c);
 	u64 nops = 0, nfg = 0, nzero = 0;
 	int fd, bad = 0;
 	char line[512];
