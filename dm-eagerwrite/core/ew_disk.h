@@ -124,12 +124,14 @@ int ew_disk_init(struct ew_disk *d, const struct ew_disk_params *p,
 		 u64 nr_sectors);
 
 u32 ew_disk_nr_tracks(const struct ew_disk *d);
+
 /* The device LBA of a layout block (see data_lba). */
 static inline u64 ew_disk_block_lba(const struct ew_disk *d, u64 block,
 				    u32 block_sectors)
 {
 	return d->data_lba + block * block_sectors;
 }
+
 void ew_disk_lba_to_pos(const struct ew_disk *d, u64 lba, struct ew_pos *pos);
 u64 ew_disk_track_first_lba(const struct ew_disk *d, u32 track);
 u32 ew_disk_track_spt(const struct ew_disk *d, u32 track);
