@@ -460,12 +460,6 @@ static sector_t ew_block_sector(struct ew_array *a, u64 pblock)
 	return EW_MEMBER_DATA_OFFSET_SECTORS + pblock * a->block_sectors;
 }
 
-/* The same block as the disk model sees it (the model covers the layout). */
-static sector_t ew_block_lba(struct ew_array *a, u32 pblock)
-{
-	return (sector_t)pblock * a->block_sectors;
-}
-
 /* Predictor bookkeeping for a completed member request. */
 static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 			 u64 start_ns, u64 pred_ns, u64 end_ns)
@@ -473,7 +467,8 @@ static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
 
-	ew_head_complete(&m->model, &m->head, ew_block_lba(a, pblock),
+	ew_head_complete(&m->model, &m->head,
+			 ew_disk_block_lba(&m->model, pblock, a->block_sectors),
 			 a->block_sectors, end_ns);
 	if (pred_ns) {
 		a->err_sum_ns += measured > pred_ns ? measured - pred_ns :
@@ -2535,7 +2530,14 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		} else {
 			a->pd[i].failed = true;
 		}
-		ret = ew_disk_init(&m->model, &dp, disk_sectors);
+		/*
+		 * The model is the whole member, as the disk sees it; the
+		 * layout's blocks start after the label (data_lba), so the
+		 * predicted tracks and angles are the member's own.
+		 */
+		ret = ew_disk_init(&m->model, &dp,
+				   disk_sectors + EW_MEMBER_DATA_OFFSET_SECTORS);
+		m->model.data_lba = EW_MEMBER_DATA_OFFSET_SECTORS;
 		if (ret) {
 			t->ti->error = "Cannot build the disk model";
 			goto bad;
@@ -3352,6 +3354,7 @@ static int ew_disk_param(struct ew_array *a, const struct ew_msg *m)
 		ret = ew_disk_params_check(&p, &why);
 		if (!ret)
 			ret = ew_disk_init(tmp, &p, a->m[i].model.nr_sectors);
+		tmp->data_lba = a->m[i].model.data_lba;
 		if (ret) {
 			DMWARN("disk_param: %s %llu rejected: %s", m->key->name,
 			       m->value, why);

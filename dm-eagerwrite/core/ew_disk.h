@@ -61,6 +61,14 @@ struct ew_disk_params {
 struct ew_disk {
 	struct ew_disk_params p;
 	u64 nr_sectors;		/* device size the model covers */
+	/*
+	 * Where a layout's block 0 lies on the device (the sectors before
+	 * it hold a label): block b of block_sectors is at LBA data_lba +
+	 * b * block_sectors (ew_disk_block_lba).  0 after ew_disk_init();
+	 * the free map and the placement address blocks through it, so the
+	 * model's tracks are the device's, not shifted by the label.
+	 */
+	u64 data_lba;
 	u32 nr_cylinders;	/* total, last zone extended to cover the device */
 	u32 zone_cyl[EW_DISK_MAX_ZONES + 1];	/* first cylinder of each zone */
 	u64 zone_lba[EW_DISK_MAX_ZONES + 1];	/* first LBA of each zone */
@@ -116,6 +124,14 @@ int ew_disk_init(struct ew_disk *d, const struct ew_disk_params *p,
 		 u64 nr_sectors);
 
 u32 ew_disk_nr_tracks(const struct ew_disk *d);
+
+/* The device LBA of a layout block (see data_lba). */
+static inline u64 ew_disk_block_lba(const struct ew_disk *d, u64 block,
+				    u32 block_sectors)
+{
+	return d->data_lba + block * block_sectors;
+}
+
 void ew_disk_lba_to_pos(const struct ew_disk *d, u64 lba, struct ew_pos *pos);
 u64 ew_disk_track_first_lba(const struct ew_disk *d, u32 track);
 u32 ew_disk_track_spt(const struct ew_disk *d, u32 track);

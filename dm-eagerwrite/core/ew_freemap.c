@@ -26,7 +26,8 @@ static void map_extent(const struct ew_disk *d, u32 block_sectors,
 {
 	struct ew_pos pos;
 
-	ew_disk_lba_to_pos(d, (nr_blocks - 1) * block_sectors, &pos);
+	ew_disk_lba_to_pos(d, ew_disk_block_lba(d, nr_blocks - 1, block_sectors),
+			   &pos);
 	*tracks = ew_disk_track_of(d, &pos) + 1;
 	*cyls = pos.cyl + 1;
 	*groups = DIV_ROUND_UP(*cyls, EW_FM_GROUP);
@@ -35,8 +36,9 @@ static void map_extent(const struct ew_disk *d, u32 block_sectors,
 static bool map_args_ok(const struct ew_disk *d, u32 block_sectors,
 			u64 nr_blocks)
 {
-	return block_sectors && nr_blocks &&
-	       nr_blocks <= div_u64(d->nr_sectors, block_sectors);
+	return block_sectors && nr_blocks && d->data_lba < d->nr_sectors &&
+	       nr_blocks <= div_u64(d->nr_sectors - d->data_lba,
+				    block_sectors);
 }
 
 size_t ew_freemap_bytes(const struct ew_disk *d, u32 block_sectors,
@@ -68,7 +70,9 @@ u32 ew_freemap_block_track(const struct ew_freemap *fm, u64 block)
 {
 	struct ew_pos pos;
 
-	ew_disk_lba_to_pos(fm->disk, block * fm->block_sectors, &pos);
+	ew_disk_lba_to_pos(fm->disk,
+			   ew_disk_block_lba(fm->disk, block, fm->block_sectors),
+			   &pos);
 	return ew_disk_track_of(fm->disk, &pos);
 }
 
@@ -76,12 +80,17 @@ u32 ew_freemap_track_blocks(const struct ew_freemap *fm, u32 track,
 			    u64 *first)
 {
 	u32 bs = fm->block_sectors;
+	u64 base = fm->disk->data_lba;
 	u64 lba = ew_disk_track_first_lba(fm->disk, track);
 	u64 end = lba + ew_disk_track_spt(fm->disk, track);
 
 	/* the blocks whose first sector lies in [lba, end) */
-	*first = div_u64(lba + bs - 1, bs);
-	end = min(div_u64(end + bs - 1, bs), fm->nr_blocks);
+	if (end <= base) {
+		*first = 0;
+		return 0;
+	}
+	*first = lba > base ? div_u64(lba - base + bs - 1, bs) : 0;
+	end = min(div_u64(end - base + bs - 1, bs), fm->nr_blocks);
 	return end > *first ? (u32)(end - *first) : 0;
 }
 

@@ -28,7 +28,8 @@ static void nf_try(struct nf_search *s, u64 block)
 	struct ew_access a;
 
 	ew_disk_predict(s->pd->model, s->pd->head, s->now_ns,
-			block * s->bs, s->bs, true, &a);
+			ew_disk_block_lba(s->pd->model, block, s->bs), s->bs,
+			true, &a);
 	if (a.end_ns < s->best_end) {
 		s->best_end = a.end_ns;
 		s->best = block;
@@ -71,14 +72,15 @@ static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
 					    ew_disk_angle_at(d, s->start_ns +
 							     arm_ns));
 	/* the first block starting at or after that sector; end: wrap */
-	from = div_u64(lba + sector + s->bs - 1, s->bs);
+	from = lba + sector >= d->data_lba ?
+		div_u64(lba + sector - d->data_lba + s->bs - 1, s->bs) : first;
 	if (from < first || from >= end)
 		from = first;
 	b = nf_cyclic(s->fm, first, end, from);
 	if (b == EW_NO_BLOCK)
 		return;
 	nf_try(s, b);
-	if ((b + 1) * s->bs <= lba + pos.spt)
+	if (ew_disk_block_lba(d, b + 1, s->bs) <= lba + pos.spt)
 		return;
 	/* b runs onto the next track: the next free block may be better */
 	if (b >= from) {
@@ -200,7 +202,9 @@ int ew_place_write(const struct ew_pdisk *disks, const struct ew_replica *cand,
 			block = cand[i].home;
 			if (block != EW_NO_BLOCK) {
 				ew_disk_predict(pd->model, pd->head, now_ns,
-						block * block_sectors,
+						ew_disk_block_lba(pd->model,
+								  block,
+								  block_sectors),
 						block_sectors, true, &a);
 				cost = a.end_ns - now_ns;
 			}
@@ -236,7 +240,9 @@ int ew_place_read(const struct ew_pdisk *disks, const u32 *disk,
 		if (pd->failed)
 			continue;
 		ew_disk_predict(pd->model, pd->head, now_ns,
-				block[i] * block_sectors, nsect, false, &a);
+				ew_disk_block_lba(pd->model, block[i],
+						  block_sectors),
+				nsect, false, &a);
 		/* the replica reached first; equal: the shorter queue */
 		if (found && (a.end_ns - now_ns > out->cost_ns ||
 			      (a.end_ns - now_ns == out->cost_ns &&

@@ -19,17 +19,25 @@ struct bed {
 	u32 bs;
 };
 
-static void bed_init(struct bed *b, const struct ew_disk_params *p,
-		     u64 sectors, u32 bs)
+/* base: the layout's block 0 starts there (a member's label before it) */
+static void bed_init_base(struct bed *b, const struct ew_disk_params *p,
+			  u64 sectors, u32 bs, u64 base)
 {
 	memset(b, 0, sizeof(*b));
 	assert_int_equal(ew_disk_init(&b->d, p, sectors), 0);
+	b->d.data_lba = base;
 	assert_int_equal(ew_freemap_init(&b->fm, &b->d, bs,
-					 sectors / bs), 0);
+					 (sectors - base) / bs), 0);
 	b->bs = bs;
 	b->pd.model = &b->d;
 	b->pd.head = &b->h;
 	b->pd.fm = &b->fm;
+}
+
+static void bed_init(struct bed *b, const struct ew_disk_params *p,
+		     u64 sectors, u32 bs)
+{
+	bed_init_base(b, p, sectors, bs, 0);
 }
 
 static void bed_toy(struct bed *b, u32 bs)
@@ -63,7 +71,8 @@ static u64 predict_end(const struct bed *b, u64 block, u64 now, u32 bs)
 {
 	struct ew_access a;
 
-	ew_disk_predict(&b->d, &b->h, now, block * bs, bs, true, &a);
+	ew_disk_predict(&b->d, &b->h, now, b->d.data_lba + block * bs, bs,
+			true, &a);
 	return a.end_ns;
 }
 
@@ -76,7 +85,7 @@ static u64 brute_nearest(const struct bed *b, u64 now, int dir, u64 *cost)
 	for (blk = 0; blk < b->fm.nr_blocks; blk++) {
 		if (!ew_freemap_is_free(&b->fm, blk))
 			continue;
-		ew_disk_lba_to_pos(&b->d, blk * b->bs, &pos);
+		ew_disk_lba_to_pos(&b->d, b->d.data_lba + blk * b->bs, &pos);
 		if ((dir > 0 && pos.cyl < b->h.cyl) ||
 		    (dir < 0 && pos.cyl > b->h.cyl))
 			continue;
@@ -170,6 +179,46 @@ static void test_nearest_toy_bs3(void **state)
 	bed_toy(&b, 3);
 	nearest_vs_brute(&b, 2, 3000, 0);
 	ew_freemap_destroy(&b.fm);
+}
+
+/*
+ * A layout that starts past the device's first sector (a member's label:
+ * EW_MEMBER_DATA_OFFSET_SECTORS in the target): the free map's tracks and
+ * the search see block b at data_lba + b * bs, the device's own position.
+ * base 37 and 5 cut a track and a block; each block lies on the track the
+ * map files it under; the search equals the brute force with the shift.
+ */
+static void test_nearest_based(void **state)
+{
+	static const struct { u32 bs; u64 base; } c[] = {
+		{ 1, 37 }, { 3, 5 }, { 4, 80 },
+	};
+	struct ew_disk_params p;
+	struct ew_pos pos;
+	struct bed b;
+	u64 blk, first;
+	u32 i, t, n;
+
+	(void)state;
+	ew_test_toy_params(&p);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		bed_init_base(&b, &p, EW_TOY_SECTORS, c[i].bs, c[i].base);
+		for (blk = 0; blk < b.fm.nr_blocks; blk++) {
+			ew_disk_lba_to_pos(&b.d, c[i].base + blk * c[i].bs,
+					   &pos);
+			t = ew_freemap_block_track(&b.fm, blk);
+			assert_int_equal(t, ew_disk_track_of(&b.d, &pos));
+			n = ew_freemap_track_blocks(&b.fm, t, &first);
+			assert_true(blk >= first && blk < first + n);
+		}
+		/* the tracks before the base hold no block */
+		ew_disk_lba_to_pos(&b.d, c[i].base, &pos);
+		for (t = 0; t < ew_disk_track_of(&b.d, &pos); t++)
+			assert_int_equal(ew_freemap_track_blocks(&b.fm, t,
+								 &first), 0);
+		nearest_vs_brute(&b, 10 + i, 1500, 0);
+		ew_freemap_destroy(&b.fm);
+	}
 }
 
 static void test_nearest_dip(void **state)
@@ -543,6 +592,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nearest_toy_bs1),
 		cmocka_unit_test(test_nearest_toy_bs3),
+		cmocka_unit_test(test_nearest_based),
 		cmocka_unit_test(test_nearest_dip),
 		cmocka_unit_test(test_nearest_cheetah),
 		cmocka_unit_test(test_nearest_direction),
