@@ -134,6 +134,14 @@
 #define EW_RB_SLICE		512
 #define EW_RB_SCAN_PER_TICK	65536
 #define EW_RB_DEFAULT_MIB	32
+/*
+ * Delayed replicas written from memory: a copy of the block taken when
+ * the write completes, so that the copy need not read back the block its
+ * member has just written (the paper's Delay, ewsim).  At most this many
+ * pages per array, preallocated; an entry that finds none is copied by
+ * kcopyd (read, then write) as before.
+ */
+#define EW_DELAY_PAGES		1024
 
 enum ew_counter {
 	EW_C_READS,
@@ -185,6 +193,7 @@ struct ew_delayed {
 	u32 src;
 	u32 dst_disk;
 	u32 dst;
+	struct page *page;		/* the data of gen, or NULL */
 };
 
 struct ew_array {
@@ -217,6 +226,9 @@ struct ew_array {
 	struct bio_list retry;		/* for the worker, may sleep */
 	struct ew_delayed *dpool;
 	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	struct page **dpages;		/* free pages for delayed data */
+	u32 dpages_nr, dpages_free;	/* allocated, free (a stack) */
+	struct dm_io_client *io;	/* delayed replicas from memory */
 	u32 writes;			/* foreground writes in flight */
 	u32 delay_used;			/* entries reserved or queued */
 	u32 pending;			/* entries queued or copying */
@@ -548,30 +560,66 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
 	return d;
 }
 
+/* Gives back an entry's page, if it holds one.  a->lock held. */
+static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
+{
+	if (d->page) {
+		a->dpages[a->dpages_free++] = d->page;
+		d->page = NULL;
+	}
+}
+
+/*
+ * Keeps a copy of the block a write is completing with, for its delayed
+ * replica d.  a->lock held, any context: the bio's pages are there until
+ * it completes.
+ */
+static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
+			    struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off = 0;
+	u8 *dst;
+
+	if (!a->dpages_free || bio_sectors(bio) != a->block_sectors)
+		return;
+	d->page = a->dpages[--a->dpages_free];
+	dst = page_address(d->page);
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(dst + off, &bv);
+		off += bv.bv_len;
+	}
+}
+
 /* Gives back an entry and its reservation. */
 static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 {
+	ew_delayed_unpage(a, d);
 	list_add(&d->list, &a->dfree_entries);
 	a->delay_used--;
 	a->pending--;
 }
 
-static void ew_delayed_queue(struct ew_array *a, u64 lblock, u32 gen, u32 r,
-			     u32 disk, bool to_home)
+static struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
+					   u32 gen, u32 r, u32 disk,
+					   bool to_home)
 {
 	struct ew_delayed *d = ew_delayed_get(a);
 
 	/* the write reserved it: there is always one */
 	if (WARN_ON_ONCE(!d))
-		return;
+		return NULL;
 	d->lblock = lblock;
 	d->gen = gen;
 	d->r = r;
 	d->to_home = to_home;
 	d->dst_disk = disk;
+	d->page = NULL;
 	list_add_tail(&d->list, &a->m[disk].delayed);
 	a->m[disk].nr_delayed++;
 	a->pending++;
+	return d;
 }
 
 /* ---------------------------------------------------------------- */
@@ -753,6 +801,7 @@ static bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
 static void ew_write_done(struct ew_io *io)
 {
 	struct ew_array *a = io->a;
+	struct ew_delayed *d;
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
@@ -807,9 +856,11 @@ static void ew_write_done(struct ew_io *io)
 					a->delay_used++;
 					io->reserved++;
 				}
-				ew_delayed_queue(a, io->lblock, io->gen, r,
-						 rep[r].disk,
-						 home[r] != EW_MAP_NONE);
+				d = ew_delayed_queue(a, io->lblock, io->gen, r,
+						     rep[r].disk,
+						     home[r] != EW_MAP_NONE);
+				if (d)
+					ew_delayed_page(a, d, bio);
 				used++;
 			}
 		}
@@ -1404,7 +1455,8 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	dm->copies--;
 	a->copies--;
 	/* no prediction to judge (kcopyd reports only the end of both) */
-	ew_head_done(a, d->src_disk, d->src, now, 0, now);
+	if (!d->page)
+		ew_head_done(a, d->src_disk, d->src, now, 0, now);
 	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
 	if (read_err || write_err) {
 		DMERR_LIMIT("background copy of block %llu replica %u failed (%s)",
@@ -1459,9 +1511,37 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	ew_kick_prop(a);
 }
 
+/* A delayed replica written from its page (dm-io), completed. */
+static void ew_page_copy_done(unsigned long error, void *context)
+{
+	ew_copy_done(0, error, context);
+}
+
+/*
+ * Writes delayed replica d from its page to region to: no read of the
+ * source.  Process context (the propagation worker).
+ */
+static void ew_copy_from_page(struct ew_array *a, struct ew_delayed *d,
+			      struct dm_io_region *to)
+{
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE,
+		.mem.type = DM_IO_KMEM,
+		.mem.ptr.addr = page_address(d->page),
+		.notify.fn = ew_page_copy_done,
+		.notify.context = d,
+		.client = a->io,
+	};
+
+	if (dm_io(&req, 1, to, NULL, IOPRIO_DEFAULT))
+		ew_copy_done(0, 1, d);
+}
+
 /*
  * Takes the first entry of member disk's queue that can start, with its
- * source and destination; NULL when none can start now.
+ * source and destination; NULL when none can start now.  An entry with
+ * a page is written from it: the source is chosen all the same (no live
+ * up-to-date replica: dropped and owed, as before), never read.
  */
 static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 				       struct dm_io_region *from,
@@ -1489,6 +1569,7 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			/* superseded, or nothing left to do */
 			list_del_init(&d->list);
 			m->nr_delayed--;
+			ew_delayed_unpage(a, d);
 			list_add(&d->list, &a->dfree_entries);
 			a->delay_used--;
 			a->pending--;
@@ -1699,7 +1780,11 @@ static void ew_prop_work(struct work_struct *work)
 			if (!d)
 				continue;
 			progress = true;
-			dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_copy_done, d);
+			if (d->page)
+				ew_copy_from_page(a, d, &to);
+			else
+				dm_kcopyd_copy(a->kc, &from, 1, &to, 0,
+					       ew_copy_done, d);
 		}
 	}
 	if (backoff)
@@ -2057,6 +2142,18 @@ static void ew_array_free(struct ew_array *a)
 		destroy_workqueue(a->wq);
 	if (a->kc)
 		dm_kcopyd_client_destroy(a->kc);
+	if (a->io)
+		dm_io_client_destroy(a->io);
+	if (a->dpages) {
+		u32 q;
+
+		/* entries still queued give their pages back first */
+		for (q = 0; a->dpool && q < a->args.delay_queue; q++)
+			ew_delayed_unpage(a, &a->dpool[q]);
+		for (q = 0; q < a->dpages_free; q++)
+			__free_page(a->dpages[q]);
+		kvfree(a->dpages);
+	}
 	/* last: the workers and the copies' completions use it */
 	ew_md_close(a->md);
 	bioset_exit(&a->bs);
@@ -2193,6 +2290,23 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		a->kc = NULL;
 		t->ti->error = "Cannot create the kcopyd client";
 		goto bad;
+	}
+	a->io = dm_io_client_create();
+	if (IS_ERR(a->io)) {
+		ret = PTR_ERR(a->io);
+		a->io = NULL;
+		t->ti->error = "Cannot create the dm-io client";
+		goto bad;
+	}
+	/* fewer pages (or none) only cost reads: not an error */
+	a->dpages_nr = min_t(u32, t->args.delay_queue, EW_DELAY_PAGES);
+	a->dpages = kvcalloc(a->dpages_nr, sizeof(*a->dpages), GFP_KERNEL);
+	while (a->dpages && a->dpages_free < a->dpages_nr) {
+		struct page *pg = alloc_page(GFP_KERNEL);
+
+		if (!pg)
+			break;
+		a->dpages[a->dpages_free++] = pg;
 	}
 	ret = -ENOMEM;
 	a->wq = alloc_workqueue("ew_bio", WQ_MEM_RECLAIM, 1);
