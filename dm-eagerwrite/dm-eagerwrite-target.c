@@ -47,14 +47,20 @@
  *
  * Delayed replicas.  Each entry names (block, replica, generation).  The
  * propagation worker serves a disk's queue when it has no foreground I/O
- * (or when the queues are three quarters full or writers wait), copying
- * an up-to-date replica with kcopyd to an eager-placed free block (ew,
- * ddm's partner) or to the fixed home (raid10, ddm's home step).  A copy
- * whose generation is no longer current is stale: it is dropped before it
- * starts, and if it completes late it never becomes current (its block is
- * freed).  Entries are preallocated (delay_queue of them); a write
- * reserves its entries before it starts and, when none are left, waits
- * in the bio worker: nothing is dropped.
+ * (or when the queues are three quarters full or writers wait), writing
+ * it to an eager-placed free block (ew, ddm's partner) or to the fixed
+ * home (raid10, ddm's home step).  A copy whose generation is no longer
+ * current is stale: it is dropped before it starts, and if it completes
+ * late it never becomes current (its block is freed).  Entries are
+ * preallocated (delay_queue of them); a write reserves its entries before
+ * it starts and, when none are left, waits in the bio worker: nothing is
+ * dropped.  A write's delayed replica is written from memory (dm-io): its
+ * completion copies the block into a page of the array's preallocated
+ * pool (see "Delayed-write pages"), so the copy never reads back the
+ * block its member has just written (the paper's Delay).  An entry
+ * without a page (the pool was empty, or a repair or resync entry, whose
+ * data was never in memory) is copied by kcopyd: it reads an up-to-date
+ * replica, then writes it.
  *
  * Free after remap.  A block given up by a remap is pushed on the
  * deferred-free list and returned to its free map only at a safe point:
@@ -137,9 +143,10 @@
 /*
  * Delayed replicas written from memory: a copy of the block taken when
  * the write completes, so that the copy need not read back the block its
- * member has just written (the paper's Delay, ewsim).  At most this many
- * pages per array, preallocated; an entry that finds none is copied by
- * kcopyd (read, then write) as before.
+ * member has just written (the paper's Delay, ewsim).  One page per
+ * delay_queue entry, at most this many per array (4 MiB with 4 KiB
+ * pages), preallocated; an entry that finds none is copied by kcopyd
+ * (read, then write) and counted (see "Delayed-write pages").
  */
 #define EW_DELAY_PAGES		1024
 
@@ -226,8 +233,10 @@ struct ew_array {
 	struct bio_list retry;		/* for the worker, may sleep */
 	struct ew_delayed *dpool;
 	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	/* see "Delayed-write pages" */
 	struct page **dpages;		/* free pages for delayed data */
 	u32 dpages_nr, dpages_free;	/* allocated, free (a stack) */
+	u64 delay_fallbacks;		/* write entries queued with none */
 	struct dm_io_client *io;	/* delayed replicas from memory */
 	u32 writes;			/* foreground writes in flight */
 	u32 delay_used;			/* entries reserved or queued */
@@ -560,6 +569,23 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
 	return d;
 }
 
+/*
+ * Delayed-write pages.  The pool is a stack of preallocated pages
+ * (a->dpages[0 .. dpages_free)), one page holds one block (block_size is
+ * at most PAGE_SIZE), min(delay_queue, EW_DELAY_PAGES) of them, allocated
+ * by the constructor (fewer if memory is short: fewer only cost reads)
+ * and freed by the destructor; nothing is allocated on the I/O path.
+ * a->lock protects the stack and every entry's ->page while the entry is
+ * on a queue.  A page belongs to one entry from the write completion
+ * that fills it (ew_delayed_page) until the entry is given back
+ * (ew_delayed_unpage, from ew_delayed_put or a superseded entry in
+ * ew_next_copy): the entry keeps it while it is copied (off every list,
+ * owned by the propagation worker, then by its completion), when it is
+ * queued again after a failed write, and across a suspend; a dropped
+ * entry, a member failure and the destructor give it back.  So a page is
+ * pushed back exactly once, and dpages_nr - dpages_free are in use.
+ */
+
 /* Gives back an entry's page, if it holds one.  a->lock held. */
 static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
 {
@@ -571,8 +597,11 @@ static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
 
 /*
  * Keeps a copy of the block a write is completing with, for its delayed
- * replica d.  a->lock held, any context: the bio's pages are there until
- * it completes.
+ * replica d; with no page left, d is copied by kcopyd (counted).  a->lock
+ * held, any context: the bio's pages stay until it completes, and the
+ * copy (one block, bvec_kmap_local) neither sleeps nor allocates.  It is
+ * made under the lock because the entry is already queued: the worker
+ * may take it as soon as the lock is dropped.
  */
 static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
 			    struct bio *bio)
@@ -582,8 +611,10 @@ static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
 	u32 off = 0;
 	u8 *dst;
 
-	if (!a->dpages_free || bio_sectors(bio) != a->block_sectors)
+	if (!a->dpages_free || bio_sectors(bio) != a->block_sectors) {
+		a->delay_fallbacks++;
 		return;
+	}
 	d->page = a->dpages[--a->dpages_free];
 	dst = page_address(d->page);
 	bio_for_each_segment(bv, bio, iter) {
@@ -1464,7 +1495,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		if (read_err)
 			ew_read_failed(a, d->lblock, d->src_r, d->src_disk,
 				       d->src);
-		else
+		else if (!d->page)
 			ew_member_ok(a, d->src_disk);
 		if (write_err)
 			ew_member_error(a, d->dst_disk, true);
@@ -1479,7 +1510,9 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 			(!read_err ||
 			 ew_other_replica(a, d->lblock, d->src_disk, d->src));
 	} else {
-		ew_member_ok(a, d->src_disk);
+		/* a copy from memory read nothing: the source is not judged */
+		if (!d->page)
+			ew_member_ok(a, d->src_disk);
 		ew_member_ok(a, d->dst_disk);
 		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
 				       d->dst, home[d->r], &freed)) {
@@ -1502,13 +1535,19 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		ew_delayed_put(a, d);
 	}
 	ew_epoch_exit(a, d->epoch);
-	spin_unlock_irqrestore(&a->lock, flags);
-
+	/*
+	 * Under the lock, as in ew_write_done: once a->copies is 0 and the
+	 * lock dropped, postsuspend may return and the destructor free the
+	 * array.  kcopyd's client destruction waits for its callbacks,
+	 * dm-io's (a copy from memory completes in interrupt context) does
+	 * not.  Neither waking nor queueing work sleeps or takes a->lock.
+	 */
 	wake_up(&a->throttle_wait);
 	wake_up(&a->copy_wait);
 	if (kick_bios)
 		ew_kick_bios(a);
 	ew_kick_prop(a);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 /* A delayed replica written from its page (dm-io), completed. */
@@ -1519,7 +1558,9 @@ static void ew_page_copy_done(unsigned long error, void *context)
 
 /*
  * Writes delayed replica d from its page to region to: no read of the
- * source.  Process context (the propagation worker).
+ * source.  Process context (the propagation worker), a->lock not held:
+ * dm_io() may sleep for its mempool.  d is off every list and ours until
+ * its completion; the page goes with it (ew_copy_done).
  */
 static void ew_copy_from_page(struct ew_array *a, struct ew_delayed *d,
 			      struct dm_io_region *to)
@@ -2298,16 +2339,21 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		t->ti->error = "Cannot create the dm-io client";
 		goto bad;
 	}
-	/* fewer pages (or none) only cost reads: not an error */
-	a->dpages_nr = min_t(u32, t->args.delay_queue, EW_DELAY_PAGES);
-	a->dpages = kvcalloc(a->dpages_nr, sizeof(*a->dpages), GFP_KERNEL);
-	while (a->dpages && a->dpages_free < a->dpages_nr) {
-		struct page *pg = alloc_page(GFP_KERNEL);
+	/*
+	 * The delayed-write pages: one per delay_queue entry, at most
+	 * EW_DELAY_PAGES.  Fewer (or none) when memory is short only cost
+	 * reads: not an error, and the pool status field says how many.
+	 */
+	q = min_t(u32, t->args.delay_queue, EW_DELAY_PAGES);
+	a->dpages = kvcalloc(q, sizeof(*a->dpages), GFP_KERNEL);
+	while (a->dpages && a->dpages_free < q) {
+		struct page *pg = alloc_page(GFP_KERNEL | __GFP_NOWARN);
 
 		if (!pg)
 			break;
 		a->dpages[a->dpages_free++] = pg;
 	}
+	a->dpages_nr = a->dpages_free;
 	ret = -ENOMEM;
 	a->wq = alloc_workqueue("ew_bio", WQ_MEM_RECLAIM, 1);
 	a->prop_wq = alloc_workqueue("ew_prop", WQ_MEM_RECLAIM, 1);
@@ -2964,6 +3010,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	char dd[16], ds[16], states[EW_MAX_DISKS + 1];
 	u64 c[EW_C_NR], mae, pending, resync;
 	u64 rerr = 0, werr = 0, owed = 0, repairs, lost, rb_done, rb_total;
+	u64 fallbacks;
+	u32 pages_used, pages_nr;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -2989,6 +3037,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		rb_state = !a->rb_active ? "idle" :
 			a->rb_paused ? "paused" : "running";
 		pending = a->pending;
+		pages_nr = a->dpages_nr;
+		pages_used = a->dpages_nr - a->dpages_free;
+		fallbacks = a->delay_fallbacks;
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = a->resync_next;
@@ -3016,6 +3067,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %llu %llu %llu %llu %llu %llu/%llu %s %u",
 			       rerr, werr, repairs, owed, lost, rb_done,
 			       rb_total, rb_state, a->rb_rate_mib);
+			DMEMIT(" %u/%u %llu", pages_used, pages_nr, fallbacks);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",
