@@ -577,13 +577,13 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
  * and freed by the destructor; nothing is allocated on the I/O path.
  * a->lock protects the stack and every entry's ->page while the entry is
  * on a queue.  A page belongs to one entry from the write completion
- * that fills it (ew_delayed_page) until the entry is given back
- * (ew_delayed_unpage, from ew_delayed_put or a superseded entry in
- * ew_next_copy): the entry keeps it while it is copied (off every list,
- * owned by the propagation worker, then by its completion), when it is
- * queued again after a failed write, and across a suspend; a dropped
- * entry, a member failure and the destructor give it back.  So a page is
- * pushed back exactly once, and dpages_nr - dpages_free are in use.
+ * that fills it (ew_delayed_page) until the entry is given back by
+ * ew_delayed_put (a copy done, an entry superseded or dropped, a failed
+ * member's queue) or by the destructor (entries still queued): the entry
+ * keeps it while it is copied (off every list, owned by the propagation
+ * worker, then by its completion), when it is queued again after a
+ * failed write, and across a suspend.  So a page is pushed back exactly
+ * once, and dpages_nr - dpages_free are in use.
  */
 
 /* Gives back an entry's page, if it holds one.  a->lock held. */
@@ -1610,10 +1610,7 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			/* superseded, or nothing left to do */
 			list_del_init(&d->list);
 			m->nr_delayed--;
-			ew_delayed_unpage(a, d);
-			list_add(&d->list, &a->dfree_entries);
-			a->delay_used--;
-			a->pending--;
+			ew_delayed_put(a, d);
 			wake_up(&a->throttle_wait);
 			continue;
 		}
