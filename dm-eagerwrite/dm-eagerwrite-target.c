@@ -47,25 +47,31 @@
  *
  * Delayed replicas.  Each entry names (block, replica, generation).  The
  * propagation worker serves a disk's queue when it has no foreground I/O
- * (or when the queues are three quarters full or writers wait), copying
- * an up-to-date replica with kcopyd to an eager-placed free block (ew,
- * ddm's partner) or to the fixed home (raid10, ddm's home step).  A copy
- * whose generation is no longer current is stale: it is dropped before it
- * starts, and if it completes late it never becomes current (its block is
- * freed).  The generation check is sound only because of this rule: a
- * copy (a delayed replica or a rebuild run) starts only while no write or
- * discard of its block is in flight (the block's cell is free), so the
- * source it reads holds the data of the generation it names.  A write
- * bumps the generation when it starts but moves the map only when it
- * completes: an entry queued meanwhile (the scan or a read repair found
- * the block busy) names the new generation while the map still points at
- * the old data, and a copy started then would make that old data current
- * after the write completed, over the acknowledged write (the ew sync 2
- * loss in host-crash-rebuild).  Such an entry waits at the head of its
- * queue until the write completes, which kicks the worker.  Entries are
- * preallocated (delay_queue of them); a write
- * reserves its entries before it starts and, when none are left, waits
- * in the bio worker: nothing is dropped.
+ * (or when the queues are three quarters full or writers wait), writing
+ * it to an eager-placed free block (ew, ddm's partner) or to the fixed
+ * home (raid10, ddm's home step).  A copy whose generation is no longer
+ * current is stale: it is dropped before it starts, and if it completes
+ * late it never becomes current (its block is freed).  The generation
+ * check is sound only because of this rule: a copy (a delayed replica or
+ * a rebuild run) starts only while no write or discard of its block is in
+ * flight (the block's cell is free), so the source it reads holds the
+ * data of the generation it names.  A write bumps the generation when it
+ * starts but moves the map only when it completes: an entry queued
+ * meanwhile (the scan or a read repair found the block busy) names the
+ * new generation while the map still points at the old data, and a copy
+ * started then would make that old data current after the write
+ * completed, over the acknowledged write (the ew sync 2 loss in
+ * host-crash-rebuild).  Such an entry waits at the head of its queue
+ * until the write completes, which kicks the worker.  Entries are
+ * preallocated (delay_queue of them); a write reserves its entries before
+ * it starts and, when none are left, waits in the bio worker: nothing is
+ * dropped.  A write's delayed replica is written from memory (dm-io): its
+ * completion copies the block into a page of the array's preallocated
+ * pool (see "Delayed-write pages"), so the copy never reads back the
+ * block its member has just written (the paper's Delay).  An entry
+ * without a page (the pool was empty, or a repair or resync entry, whose
+ * data was never in memory) is copied by kcopyd: it reads an up-to-date
+ * replica, then writes it.
  *
  * Free after remap.  A block given up by a remap is pushed on the
  * deferred-free list and returned to its free map only at a safe point:
@@ -162,6 +168,15 @@
 #define EW_RB_RUN_SECTORS	1024	/* 512 KiB per copy */
 #define EW_RB_RUNS		32
 #define EW_RB_INFLIGHT_SECTORS	8192
+/*
+ * Delayed replicas written from memory: a copy of the block taken when
+ * the write completes, so that the copy need not read back the block its
+ * member has just written (the paper's Delay, ewsim).  One page per
+ * delay_queue entry, at most this many per array (4 MiB with 4 KiB
+ * pages), preallocated; an entry that finds none is copied by kcopyd
+ * (read, then write) and counted (see "Delayed-write pages").
+ */
+#define EW_DELAY_PAGES		1024
 
 enum ew_counter {
 	EW_C_READS,
@@ -237,6 +252,7 @@ struct ew_delayed {
 	u32 src;
 	u32 dst_disk;
 	u32 dst;
+	struct page *page;		/* the data of gen, or NULL */
 };
 
 struct ew_array {
@@ -269,6 +285,11 @@ struct ew_array {
 	struct bio_list retry;		/* for the worker, may sleep */
 	struct ew_delayed *dpool;
 	struct list_head dfree_entries;	/* unused struct ew_delayed */
+	/* see "Delayed-write pages" */
+	struct page **dpages;		/* free pages for delayed data */
+	u32 dpages_nr, dpages_free;	/* allocated, free (a stack) */
+	u64 delay_fallbacks;		/* write entries queued with none */
+	struct dm_io_client *io;	/* delayed replicas from memory */
 	u32 writes;			/* foreground writes in flight */
 	u32 delay_used;			/* entries reserved or queued */
 	u32 pending;			/* entries queued or copying */
@@ -600,30 +621,88 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
 	return d;
 }
 
+/*
+ * Delayed-write pages.  The pool is a stack of preallocated pages
+ * (a->dpages[0 .. dpages_free)), one page holds one block (block_size is
+ * at most PAGE_SIZE), min(delay_queue, EW_DELAY_PAGES) of them, allocated
+ * by the constructor (fewer if memory is short: fewer only cost reads)
+ * and freed by the destructor; nothing is allocated on the I/O path.
+ * a->lock protects the stack and every entry's ->page while the entry is
+ * on a queue.  A page belongs to one entry from the write completion
+ * that fills it (ew_delayed_page) until the entry is given back by
+ * ew_delayed_put (a copy done, an entry superseded or dropped, a failed
+ * member's queue) or by the destructor (entries still queued): the entry
+ * keeps it while it is copied (off every list, owned by the propagation
+ * worker, then by its completion), when it is queued again after a
+ * failed write, and across a suspend.  So a page is pushed back exactly
+ * once, and dpages_nr - dpages_free are in use.
+ */
+
+/* Gives back an entry's page, if it holds one.  a->lock held. */
+static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
+{
+	if (d->page) {
+		a->dpages[a->dpages_free++] = d->page;
+		d->page = NULL;
+	}
+}
+
+/*
+ * Keeps a copy of the block a write is completing with, for its delayed
+ * replica d; with no page left, d is copied by kcopyd (counted).  a->lock
+ * held, any context: the bio's pages stay until it completes, and the
+ * copy (one block, bvec_kmap_local) neither sleeps nor allocates.  It is
+ * made under the lock because the entry is already queued: the worker
+ * may take it as soon as the lock is dropped.
+ */
+static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
+			    struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off = 0;
+	u8 *dst;
+
+	if (!a->dpages_free || bio_sectors(bio) != a->block_sectors) {
+		a->delay_fallbacks++;
+		return;
+	}
+	d->page = a->dpages[--a->dpages_free];
+	dst = page_address(d->page);
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_from_bvec(dst + off, &bv);
+		off += bv.bv_len;
+	}
+}
+
 /* Gives back an entry and its reservation. */
 static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 {
+	ew_delayed_unpage(a, d);
 	list_add(&d->list, &a->dfree_entries);
 	a->delay_used--;
 	a->pending--;
 }
 
-static void ew_delayed_queue(struct ew_array *a, u64 lblock, u32 gen, u32 r,
-			     u32 disk, bool to_home)
+static struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
+					   u32 gen, u32 r, u32 disk,
+					   bool to_home)
 {
 	struct ew_delayed *d = ew_delayed_get(a);
 
 	/* the write reserved it: there is always one */
 	if (WARN_ON_ONCE(!d))
-		return;
+		return NULL;
 	d->lblock = lblock;
 	d->gen = gen;
 	d->r = r;
 	d->to_home = to_home;
 	d->dst_disk = disk;
+	d->page = NULL;
 	list_add_tail(&d->list, &a->m[disk].delayed);
 	a->m[disk].nr_delayed++;
 	a->pending++;
+	return d;
 }
 
 /* ---------------------------------------------------------------- */
@@ -805,6 +884,7 @@ static bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
 static void ew_write_done(struct ew_io *io)
 {
 	struct ew_array *a = io->a;
+	struct ew_delayed *d;
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
@@ -859,9 +939,11 @@ static void ew_write_done(struct ew_io *io)
 					a->delay_used++;
 					io->reserved++;
 				}
-				ew_delayed_queue(a, io->lblock, io->gen, r,
-						 rep[r].disk,
-						 home[r] != EW_MAP_NONE);
+				d = ew_delayed_queue(a, io->lblock, io->gen, r,
+						     rep[r].disk,
+						     home[r] != EW_MAP_NONE);
+				if (d)
+					ew_delayed_page(a, d, bio);
 				used++;
 			}
 		}
@@ -1444,7 +1526,10 @@ static void ew_bio_work(struct work_struct *work)
 /* ---------------------------------------------------------------- */
 /* Background propagation of delayed replicas. */
 
-/* After a copy or a rebuild run completed, the lock dropped. */
+/*
+ * After a copy or a rebuild run completed: neither sleeps nor takes
+ * a->lock, so it may run under it (ew_copy_done must: see there).
+ */
 static void ew_copy_wake(struct ew_array *a, bool kick_bios)
 {
 	wake_up(&a->throttle_wait);
@@ -1471,7 +1556,8 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	dm->copies--;
 	a->copies--;
 	/* no prediction to judge (kcopyd reports only the end of both) */
-	ew_head_done(a, d->src_disk, d->src, now, 0, now);
+	if (!d->page)
+		ew_head_done(a, d->src_disk, d->src, now, 0, now);
 	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
 	if (read_err || write_err) {
 		DMERR_LIMIT("background copy of block %llu replica %u failed (%s)",
@@ -1479,7 +1565,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		if (read_err)
 			ew_read_failed(a, d->lblock, d->src_r, d->src_disk,
 				       d->src);
-		else
+		else if (!d->page)
 			ew_member_ok(a, d->src_disk);
 		if (write_err)
 			ew_member_error(a, d->dst_disk, true);
@@ -1494,7 +1580,9 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 			(!read_err ||
 			 ew_other_replica(a, d->lblock, d->src_disk, d->src));
 	} else {
-		ew_member_ok(a, d->src_disk);
+		/* a copy from memory read nothing: the source is not judged */
+		if (!d->page)
+			ew_member_ok(a, d->src_disk);
 		ew_member_ok(a, d->dst_disk);
 		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
 				       d->dst, home[d->r], &freed)) {
@@ -1517,14 +1605,50 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		ew_delayed_put(a, d);
 	}
 	ew_epoch_exit(a, d->epoch);
-	spin_unlock_irqrestore(&a->lock, flags);
-
+	/*
+	 * Under the lock, as in ew_write_done: once a->copies is 0 and the
+	 * lock dropped, postsuspend may return and the destructor free the
+	 * array.  kcopyd's client destruction waits for its callbacks,
+	 * dm-io's (a copy from memory completes in interrupt context) does
+	 * not.  Neither waking nor queueing work sleeps or takes a->lock.
+	 */
 	ew_copy_wake(a, kick_bios);
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/* A delayed replica written from its page (dm-io), completed. */
+static void ew_page_copy_done(unsigned long error, void *context)
+{
+	ew_copy_done(0, error, context);
+}
+
+/*
+ * Writes delayed replica d from its page to region to: no read of the
+ * source.  Process context (the propagation worker), a->lock not held:
+ * dm_io() may sleep for its mempool.  d is off every list and ours until
+ * its completion; the page goes with it (ew_copy_done).
+ */
+static void ew_copy_from_page(struct ew_array *a, struct ew_delayed *d,
+			      struct dm_io_region *to)
+{
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE,
+		.mem.type = DM_IO_KMEM,
+		.mem.ptr.addr = page_address(d->page),
+		.notify.fn = ew_page_copy_done,
+		.notify.context = d,
+		.client = a->io,
+	};
+
+	if (dm_io(&req, 1, to, NULL, IOPRIO_DEFAULT))
+		ew_copy_done(0, 1, d);
 }
 
 /*
  * Takes the first entry of member disk's queue that can start, with its
- * source and destination; NULL when none can start now.
+ * source and destination; NULL when none can start now.  An entry with
+ * a page is written from it: the source is chosen all the same (no live
+ * up-to-date replica: dropped and owed, as before), never read.
  */
 static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 				       struct dm_io_region *from,
@@ -1552,9 +1676,7 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			/* superseded, or nothing left to do */
 			list_del_init(&d->list);
 			m->nr_delayed--;
-			list_add(&d->list, &a->dfree_entries);
-			a->delay_used--;
-			a->pending--;
+			ew_delayed_put(a, d);
 			wake_up(&a->throttle_wait);
 			continue;
 		}
@@ -2077,7 +2199,11 @@ static void ew_prop_work(struct work_struct *work)
 			if (!d)
 				continue;
 			progress = true;
-			dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_copy_done, d);
+			if (d->page)
+				ew_copy_from_page(a, d, &to);
+			else
+				dm_kcopyd_copy(a->kc, &from, 1, &to, 0,
+					       ew_copy_done, d);
 		}
 	}
 	if (backoff)
@@ -2434,6 +2560,18 @@ static void ew_array_free(struct ew_array *a)
 		destroy_workqueue(a->wq);
 	if (a->kc)
 		dm_kcopyd_client_destroy(a->kc);
+	if (a->io)
+		dm_io_client_destroy(a->io);
+	if (a->dpages) {
+		u32 q;
+
+		/* entries still queued give their pages back first */
+		for (q = 0; a->dpool && q < a->args.delay_queue; q++)
+			ew_delayed_unpage(a, &a->dpool[q]);
+		for (q = 0; q < a->dpages_free; q++)
+			__free_page(a->dpages[q]);
+		kvfree(a->dpages);
+	}
 	/* last: the workers and the copies' completions use it */
 	ew_md_close(a->md);
 	bioset_exit(&a->bs);
@@ -2589,6 +2727,28 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		t->ti->error = "Cannot create the kcopyd client";
 		goto bad;
 	}
+	a->io = dm_io_client_create();
+	if (IS_ERR(a->io)) {
+		ret = PTR_ERR(a->io);
+		a->io = NULL;
+		t->ti->error = "Cannot create the dm-io client";
+		goto bad;
+	}
+	/*
+	 * The delayed-write pages: one per delay_queue entry, at most
+	 * EW_DELAY_PAGES.  Fewer (or none) when memory is short only cost
+	 * reads: not an error, and the pool status field says how many.
+	 */
+	q = min_t(u32, t->args.delay_queue, EW_DELAY_PAGES);
+	a->dpages = kvcalloc(q, sizeof(*a->dpages), GFP_KERNEL);
+	while (a->dpages && a->dpages_free < q) {
+		struct page *pg = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+
+		if (!pg)
+			break;
+		a->dpages[a->dpages_free++] = pg;
+	}
+	a->dpages_nr = a->dpages_free;
 	ret = -ENOMEM;
 	a->wq = alloc_workqueue("ew_bio", WQ_MEM_RECLAIM, 1);
 	a->prop_wq = alloc_workqueue("ew_prop", WQ_MEM_RECLAIM, 1);
@@ -3245,6 +3405,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	char dd[16], ds[16], states[EW_MAX_DISKS + 1];
 	u64 c[EW_C_NR], mae, pending, resync;
 	u64 rerr = 0, werr = 0, owed = 0, repairs, lost, rb_done, rb_total;
+	u64 fallbacks;
+	u32 pages_used, pages_nr;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -3270,6 +3432,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		rb_state = !a->rb_active ? "idle" :
 			a->rb_paused ? "paused" : "running";
 		pending = a->pending + a->rb_blocks;
+		pages_nr = a->dpages_nr;
+		pages_used = a->dpages_nr - a->dpages_free;
+		fallbacks = a->delay_fallbacks;
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = a->resync_next;
@@ -3297,6 +3462,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %llu %llu %llu %llu %llu %llu/%llu %s %u",
 			       rerr, werr, repairs, owed, lost, rb_done,
 			       rb_total, rb_state, a->rb_rate_mib);
+			DMEMIT(" %u/%u %llu", pages_used, pages_nr, fallbacks);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",

@@ -23,6 +23,7 @@ static const char *const status_fields[] = {
 	"predictor_error_ns", "metadata", "journal_seq", "commits",
 	"checkpoints", "resync", "read_errors", "write_errors", "repairs",
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
+	"delay_pages", "delay_fallbacks",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -214,6 +215,10 @@ static void print_text(const struct ewctl_status *a)
 	printf("       Delayed : %s replicas pending", ewctl_status_field(a, F_PENDING));
 	if (a->have_table)
 		printf(" (bound %u)", a->t.delay_queue);
+	if (ewctl_status_frac(a, F_DPAGES, &d, &t))
+		printf("; pages %llu/%llu in use, %s fell back to read-back copies", d, t,
+		       ewctl_status_field(a, F_DFALLBACK) ?
+		       ewctl_status_field(a, F_DFALLBACK) : "?");
 	printf("\n");
 	if (ewctl_status_frac(a, F_RESYNC, &d, &t))
 		printf("        Resync : %llu/%llu blocks (%.1f%%)\n", d, t,
@@ -265,6 +270,10 @@ static void print_json(const struct ewctl_status *a)
 			snprintf(key, sizeof(key), "field_%u", i + 1);
 		if ((i == F_RESYNC || i == F_REBUILD) && ewctl_status_frac(a, i, &d, &t)) {
 			printf(", \"%s\": {\"done\": %llu, \"total\": %llu}", key, d, t);
+			continue;
+		}
+		if (i == F_DPAGES && ewctl_status_frac(a, i, &d, &t)) {
+			printf(", \"%s\": {\"used\": %llu, \"pool\": %llu}", key, d, t);
 			continue;
 		}
 		strtod(s, &end);
