@@ -143,6 +143,19 @@ child_named() {	# child_named PPID NAME: the pid of PPID's child NAME
 		[ "$ppid" = "$1" ] && [ "$comm" = "($2)" ] && echo "$pid"
 	done
 }
+writer_pid() {	# writer_pid PID: gen_write's ewprobe, once it runs
+	local _ wp
+	for _ in $(seq 100); do
+		wp=$(child_named "$1" ewprobe)
+		# bash may exec ewprobe in the background subshell itself
+		[ -z "$wp" ] &&
+			[ "$(cat "/proc/$1/comm" 2>/dev/null)" = ewprobe ] && wp=$1
+		[ -n "$wp" ] && { echo "$wp"; return 0; }
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 # progress_moves N/M SECONDS: the rebuild's done count passes N (or the
 # rebuild ends), within SECONDS: waited for, not slept
 progress_moves() {
@@ -204,15 +217,14 @@ for layout in $layouts; do
 	fpid=$!
 	gen_write "$DEV" "$GEN_COUNT" &
 	gpid=$!
+	# the writer held (SIGSTOP) while member 1 is switched, so that the
+	# rest of its writes come after the failure however fast or loaded
+	# the host: found first (scanning /proc takes a while in the guest),
+	# stopped as soon as a quarter is acknowledged
+	wp=$(writer_pid "$gpid")
+	[ -n "$wp" ] || note "$layout: the generation writer was not found to hold"
 	check "$layout: a quarter of the generations acknowledged" \
 		acked_at_least $((GEN_COUNT / 4)) 300
-	# the writer held (SIGSTOP) while member 1 is switched, so that the
-	# rest of its writes come after the failure however loaded the host
-	wp=$(child_named "$gpid" ewprobe)
-	# bash may exec ewprobe in the background subshell itself
-	[ -z "$wp" ] && [ "$(cat "/proc/$gpid/comm" 2>/dev/null)" = ewprobe ] &&
-		wp=$gpid
-	[ -n "$wp" ] || note "$layout: the generation writer was not found to hold"
 	[ -n "$wp" ] && kill -STOP "$wp"
 	check "$layout: member 1 switched to dm-error" break_member 1
 	at_break=$(acks)
