@@ -95,6 +95,9 @@ struct ew_md {
 
 	struct mutex io_mutex;		/* process-context calls, sb */
 	struct ew_meta_sb sb;		/* the durable superblock */
+	/* under io_mutex: ew_md_flush_members()' regions (off the stack) */
+	struct dm_io_region flush_where[EW_MAX_DISKS];
+	u32 flush_idx[EW_MAX_DISKS];
 	bool map_changed;		/* not journalled: checkpoint it */
 	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
 
@@ -152,20 +155,25 @@ static int ew_md_read(struct ew_md *md, struct block_device *bdev, void *buf,
 	return ew_md_rw(md, bdev, REQ_OP_READ, buf, blocknr, nblocks);
 }
 
-/* Empty REQ_PREFLUSH to the members in mask, in parallel. */
+/*
+ * Empty REQ_PREFLUSH to the members in mask, in parallel.  Called with
+ * io_mutex held: the regions are md's (64 of them on the stack came to
+ * over 2 KiB of frame with KASAN).
+ */
 static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
 {
-	struct dm_io_region where[EW_MAX_DISKS];
+	struct dm_io_region *where = md->flush_where;
 	struct dm_io_request req = {
 		.bi_opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
 		.mem.type = DM_IO_KMEM,
 		.mem.ptr.addr = NULL,
 		.client = md->io,
 	};
-	u32 idx[EW_MAX_DISKS], n = 0, i;
+	u32 *idx = md->flush_idx, n = 0, i;
 	unsigned long err = 0;
 	int ret;
 
+	lockdep_assert_held(&md->io_mutex);
 	*failed = 0;
 	for (i = 0; i < md->nr; i++) {
 		if (!(mask & BIT_ULL(i)) || !md->data[i])
