@@ -27,13 +27,27 @@
 # 4. The first spare replaces member 1 at rebuild_rate LAT_RATE (default
 #    4 MiB/s, so that the rebuild outlasts the jobs): the same two jobs
 #    during the rebuild (the rebuild state is printed after them:
-#    "running" means they ran inside it), then the rate is lifted and the
-#    rebuild completes.
+#    "running" means they ran inside it), and the rebuild's MiB/s while
+#    they ran (status field 12's replicas copied, times the block size,
+#    over the jobs' guest time), then the rate is lifted and the rebuild
+#    completes.
 # 5. Member 2 fails and the second spare replaces it at rebuild_rate 0
 #    with no foreground I/O: the idle rebuild's MiB/s (replicas copied,
 #    status field 12, times the block size, over the time from the kernel
 #    log's "replaced by" line to its "rebuilt" line) and its ratio to the
 #    spare's sequential write rate.
+# 6. Member 3 fails and member 1's first device (dm-linear again, its
+#    first MiB zeroed) replaces it at rebuild_rate 0: the same two jobs
+#    during that unthrottled rebuild, and its MiB/s while they ran.  The
+#    first spare's sequential write rate stands for that device's (the
+#    same kind of device).
+#
+# RESULT lines: seqwrite_mibs SP1 SP2; before_read, before_write,
+# during_read, during_write (at LAT_RATE), during0_read, during0_write
+# (at rate 0): "MEAN_US P99_US IOPS STATE" (STATE: the rebuild's state
+# after the job, "running" when it ran inside the rebuild);
+# during_rebuild_mibs and during0_rebuild_mibs: "MIBS"; idle_rebuild_mibs
+# "MIBS RATIO".
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -92,6 +106,11 @@ lat() {	# lat randread|randwrite: "mean_us p99_us iops", 4k QD1
 	jq -r --arg rw "${1#rand}" '.jobs[0][$rw] | "\(.clat_ns.mean / 1000 | floor) \(.clat_ns.percentile["99.000000"] / 1000 | floor) \(.iops | floor)"' /tmp/lat.json
 }
 state_of() { status_field $DEV 7 | cut -c$(($1 + 1)); }
+now_s() { date +%s.%N; }	# the guest's clock
+mibs_since() {	# mibs_since BG0 T0: MiB/s of replicas copied since then
+	awk -v n=$(($(status_field $DEV 12) - $1)) -v bs="$bs" -v a="$2" -v b="$(now_s)" \
+		'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }'
+}
 wait_idle() {	# the rebuild idle and all members A
 	local t0=$SECONDS
 	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ]; do
@@ -145,12 +164,15 @@ result before_write "$w0"
 # 4. during a rebuild at LAT_RATE
 dmsetup message $DEV 0 rebuild_rate "$lat_rate"
 rate=$(status_field $DEV 28)
+bgd=$(status_field $DEV 12) td=$(now_s)
 replace 1 ewsp1
 r1=$(lat randread) st1=$(status_field $DEV 27) p1=$(status_field $DEV 26)
 w1=$(lat randwrite) st2=$(status_field $DEV 27) p2=$(status_field $DEV 26)
-note "latency during the rebuild at rebuild_rate $rate: reads $r1 (rebuild $st1 at $p1), writes $w1 (rebuild $st2 at $p2)"
+dmibs=$(mibs_since "$bgd" "$td")
+note "latency during the rebuild at rebuild_rate $rate: reads $r1 (rebuild $st1 at $p1), writes $w1 (rebuild $st2 at $p2); the rebuild copied $dmibs MiB/s meanwhile"
 result during_read "$r1" "$st1"
 result during_write "$w1" "$st2"
+result during_rebuild_mibs "$dmibs"
 ratios() {	# ratios BEFORE DURING: mean and p99 ratios
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y);
 		printf "mean x%.2f p99 x%.2f iops x%.2f", y[1] / x[1], y[2] / x[2], y[3] / x[3] }'
@@ -172,6 +194,23 @@ mibs=$(awk -v n=$n -v bs="$bs" -v a="$ts" -v b="$te" 'BEGIN { printf "%.1f", n *
 ratio=$(awk -v r="$mibs" -v s="$sp2" 'BEGIN { printf "%.2f", r / s }')
 note "idle rebuild at rebuild_rate 0: $n replicas ($((n * bs / 1048576)) MiB) in $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.3f", b - a }') s: $mibs MiB/s, ${ratio} of the spare's sequential write rate ($sp2 MiB/s)"
 result idle_rebuild_mibs "$mibs" "$ratio"
+
+# 6. during an unthrottled rebuild
+fail 3
+dmsetup reload ewm1 --table "0 $SZ linear ${B[1]} 0" && dmsetup resume ewm1
+dd if=/dev/zero of=/dev/mapper/ewm1 bs=1M count=1 oflag=direct status=none
+dmsetup message $DEV 0 rebuild_rate 0
+bgd=$(status_field $DEV 12) td=$(now_s)
+replace 3 ewm1
+r2=$(lat randread) st3=$(status_field $DEV 27) p3=$(status_field $DEV 26)
+w2=$(lat randwrite) st4=$(status_field $DEV 27) p4=$(status_field $DEV 26)
+dmibs0=$(mibs_since "$bgd" "$td")
+note "latency during the rebuild at rebuild_rate 0: reads $r2 (rebuild $st3 at $p3), writes $w2 (rebuild $st4 at $p4); the rebuild copied $dmibs0 MiB/s meanwhile, $(awk -v r="$dmibs0" -v s="$sp1" 'BEGIN { printf "%.2f", r / s }') of the spare's sequential write rate"
+note "during (rate 0)/before: reads $(ratios "$r0" "$r2"); writes $(ratios "$w0" "$w2")"
+result during0_read "$r2" "$st3"
+result during0_write "$w2" "$st4"
+result during0_rebuild_mibs "$dmibs0"
+wait_idle || note "rebuild 3 not idle: $(dmsetup status $DEV)"
 note "after: $(dmsetup status $DEV)"
 dmsetup remove $DEV
 ok "$layout $kind: figures printed"
