@@ -169,6 +169,16 @@
 #define EW_RB_RUNS		32
 #define EW_RB_INFLIGHT_SECTORS	8192
 /*
+ * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
+ * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
+ * ago, a new run that reads or writes it starts only when fewer than
+ * EW_RB_FG_RUNS runs touch it, and a run grows to EW_RB_FG_RUN_SECTORS at
+ * most (64 KiB: one kcopyd sub-job).
+ */
+#define EW_RB_FG_RUNS		1
+#define EW_RB_FG_RUN_SECTORS	128
+#define EW_RB_FG_IDLE_NS	(100 * NSEC_PER_MSEC)
+/*
  * Delayed replicas written from memory: a copy of the block taken when
  * the write completes, so that the copy need not read back the block its
  * member has just written (the paper's Delay, ewsim).  One page per
@@ -212,6 +222,8 @@ struct ew_member {
 	u64 owed;			/* delayed replicas dropped on failure */
 	bool rebuilding;		/* replaced: its replicas are rebuilt */
 	u64 rb_alloc;			/* rebuild: next free block to try */
+	u32 rb_runs;			/* runs formed or in flight from or to it */
+	u64 fg_done_ns;			/* its last foreground completion */
 };
 
 /*
@@ -1041,6 +1053,7 @@ static void ew_fg_endio(struct bio *clone)
 			  !(io->fg_mask & (1U << r)))) {
 		disk = rep[r].disk;
 		a->pd[disk].queued--;
+		a->m[disk].fg_done_ns = now;
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
 		if (clone->bi_status) {
@@ -1825,6 +1838,16 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * raid10 or ddm rebuild writes its replacement sequentially; on ew, runs
  * are as long as the old placement was sequential.
  *
+ * Runs yield to foreground I/O on the members they touch: while a member
+ * has foreground requests in flight (pd.queued), a run reading or writing
+ * it grows to EW_RB_FG_RUN_SECTORS at most, and a new one starts only
+ * when fewer than EW_RB_FG_RUNS runs touch it (m->rb_runs, a->lock), so a
+ * foreground request waits behind about one short run, not 4 MiB; the
+ * scan stops there, and the completion of a run touching that member
+ * kicks it again.  Only the first run of a block may yield (a block with
+ * two rebuilding replicas is added whole), so a busy member may carry
+ * EW_RB_FG_RUNS + mirrors - 1 runs at most.
+ *
  * The rule that keeps a rebuild from copying a stale replica or racing a
  * foreground write (the same as for delayed replicas):
  * - a run records, under a->lock, each block's generation and the block
@@ -1856,9 +1879,22 @@ static struct ew_rb_run *ew_rb_open(struct list_head *batch, u32 disk)
 	return open;
 }
 
-static u32 ew_rb_run_max(struct ew_array *a)
+static u32 ew_rb_run_max(struct ew_array *a, bool busy)
 {
-	return min_t(u32, EW_RB_RUN_MAX, EW_RB_RUN_SECTORS / a->block_sectors);
+	u32 sectors = busy ? EW_RB_FG_RUN_SECTORS : EW_RB_RUN_SECTORS;
+
+	return clamp_t(u32, sectors / a->block_sectors, 1, EW_RB_RUN_MAX);
+}
+
+/*
+ * Foreground I/O on member disk, in flight or just done: at QD1 a member
+ * is idle between one request and the next, and runs formed in that gap
+ * would stand in front of the next one.  a->lock held.
+ */
+static bool ew_rb_fg_busy(struct ew_array *a, u32 disk, u64 now)
+{
+	return a->pd[disk].queued ||
+	       now - a->m[disk].fg_done_ns < EW_RB_FG_IDLE_NS;
 }
 
 /*
@@ -1893,18 +1929,20 @@ static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
  * run of batch (growing the open one or taking an idle one).  The caller
  * checked that an idle run, journal room and in-flight room are there.
  * Returns false when the block cannot be copied now (no free block on
- * the member): the scan stops there.  a->lock held.
+ * the member, or may_yield and it would start a run on a member busy
+ * with foreground I/O that has its share: see "Rebuild runs"): the scan
+ * stops there.  a->lock held.
  */
 static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		      u64 lblock, u32 r, const struct ew_replica *rep,
-		      const u32 *home, u8 up, u64 now)
+		      const u32 *home, u8 up, u64 now, bool may_yield)
 {
 	u32 sdisk[EW_MAX_MIRRORS], disk = rep[r].disk;
 	u64 sblock[EW_MAX_MIRRORS];
 	struct ew_rb_run *run = ew_rb_open(batch, disk);
 	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
 	struct ew_choice ch;
-	bool fresh, grow;
+	bool fresh, grow, busy;
 
 	for (k = 0; k < a->geom.p.mirrors; k++) {
 		if (!(up & (1U << k)) || a->pd[rep[k].disk].failed)
@@ -1941,14 +1979,21 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	dst = ew_rb_dst(a, lblock, r, disk, home[r], run, &fresh);
 	if (dst == EW_MAP_NONE)
 		return false;
+	busy = ew_rb_fg_busy(a, sd, now) || ew_rb_fg_busy(a, disk, now);
+	grow = run && run->n < ew_rb_run_max(a, busy) && run->r == r &&
+	       run->to_home == (home[r] != EW_MAP_NONE) &&
+	       run->src_disk == sd && src == run->src + run->n &&
+	       dst == run->dst + run->n;
+	/* yield: before the free block is taken, nothing to undo */
+	if (!grow && may_yield &&
+	    ((ew_rb_fg_busy(a, sd, now) && a->m[sd].rb_runs >= EW_RB_FG_RUNS) ||
+	     (ew_rb_fg_busy(a, disk, now) &&
+	      a->m[disk].rb_runs >= EW_RB_FG_RUNS)))
+		return false;
 	if (fresh && ew_freemap_alloc(&a->m[disk].fm, dst))
 		return false;
 	if (fresh)
 		a->m[disk].rb_alloc = (u64)dst + 1;
-	grow = run && run->n < ew_rb_run_max(a) && run->r == r &&
-	       run->to_home == (home[r] != EW_MAP_NONE) &&
-	       run->src_disk == sd && src == run->src + run->n &&
-	       dst == run->dst + run->n;
 	if (!grow) {
 		run = list_first_entry(&a->rb_idle, struct ew_rb_run, list);
 		list_move_tail(&run->list, batch);
@@ -1961,6 +2006,8 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		run->to_home = home[r] != EW_MAP_NONE;
 		run->epoch = ew_epoch_enter(a);
 		a->rb_inflight++;
+		a->m[sd].rb_runs++;
+		a->m[disk].rb_runs++;
 		a->copies++;
 	}
 	ew_md_reserve(a->md, 1);	/* the caller saw the room */
@@ -2031,6 +2078,8 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 		ew_md_member_dirty(a->md, run->dst_disk, false);
 	ew_md_unreserve(a->md, run->n - logged);
 	a->rb_inflight--;
+	a->m[run->src_disk].rb_runs--;
+	a->m[run->dst_disk].rb_runs--;
 	a->rb_sectors -= (u64)run->n * a->block_sectors;
 	a->rb_blocks -= run->n;
 	a->copies--;
@@ -2069,7 +2118,7 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
 	u32 cap = max(a->args.delay_queue / 2, mirrors);
 	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
-	bool more, throttled, stop = false;
+	bool more, throttled, added, stop = false;
 	LIST_HEAD(batch);
 	unsigned long flags;
 	u32 scanned = 0, nd, nr;
@@ -2099,6 +2148,7 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 		busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
 		runs = 0;
 		dly = 0;
+		added = false;
 		for (r = 0; r < mirrors; r++) {
 			bool stale = !(up & (1U << r));
 			bool off_home = ddm && r == 0 && !stale &&
@@ -2135,7 +2185,7 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 				continue;
 			if (runs & (1U << r)) {
 				if (!ew_rb_add(a, &batch, l, r, rep, home, up,
-					       now)) {
+					       now, !added)) {
 					stop = true;
 					break;
 				}
@@ -2145,6 +2195,7 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 						 r, rep[r].disk,
 						 home[r] != EW_MAP_NONE);
 			}
+			added = true;
 			if (a->scan_tokens)
 				a->scan_tokens--;
 		}
@@ -3206,13 +3257,16 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 	unsigned long flags;
 	bool kick, retry = false, repair = false;
+	u64 now;
 
 	if (io->kind != EW_IO_READ || !io->tracked)
 		return DM_ENDIO_DONE;
 	spin_lock_irqsave(&a->lock, flags);
+	now = ew_now();
 	a->pd[io->disk].queued--;
+	a->m[io->disk].fg_done_ns = now;
 	ew_head_done(a, io->disk, io->newp[0], io->start_ns, io->pred_ns[0],
-		     ew_now());
+		     now);
 	ew_epoch_exit(a, io->epoch);
 	io->tracked = false;
 	if (!*error) {
