@@ -25,6 +25,7 @@ enum ew_table_err {
 	EW_TERR_DUP_CHUNK,
 	EW_TERR_DUP_BLOCK,
 	EW_TERR_DUP_DELAY,
+	EW_TERR_DUP_JCOPY,
 	EW_TERR_MIRRORS,
 	EW_TERR_MIRRORS_RANGE,
 	EW_TERR_MIRRORS_DDM,
@@ -41,6 +42,9 @@ enum ew_table_err {
 	EW_TERR_BLOCK_RANGE,
 	EW_TERR_DELAY,
 	EW_TERR_DELAY_RANGE,
+	EW_TERR_JCOPY,
+	EW_TERR_JCOPY_RANGE,
+	EW_TERR_JCOPY_SYNC,
 	EW_TERR_MISSING_META,
 	EW_TERR_MISSING_NR_DEVS,
 	EW_TERR_NR_DEVS,
@@ -73,6 +77,7 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_DUP_CHUNK] = "Duplicate key chunk_sectors",
 	[EW_TERR_DUP_BLOCK] = "Duplicate key block_size",
 	[EW_TERR_DUP_DELAY] = "Duplicate key delay_queue",
+	[EW_TERR_DUP_JCOPY] = "Duplicate key journal_copy",
 	[EW_TERR_MIRRORS] = "Invalid mirrors value",
 	[EW_TERR_MIRRORS_RANGE] = "mirrors out of range (2 to 8)",
 	[EW_TERR_MIRRORS_DDM] = "mirrors must be 2 for layout ddm",
@@ -89,6 +94,9 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_BLOCK_RANGE] = "block_size must be a power of two from 4096 to 65536",
 	[EW_TERR_DELAY] = "Invalid delay_queue value",
 	[EW_TERR_DELAY_RANGE] = "delay_queue out of range (1 to 10000000)",
+	[EW_TERR_JCOPY] = "Invalid journal_copy value",
+	[EW_TERR_JCOPY_RANGE] = "journal_copy out of range (1 to 1048576)",
+	[EW_TERR_JCOPY_SYNC] = "journal_copy needs sync 1",
 	[EW_TERR_MISSING_META] = "Missing metadata device",
 	[EW_TERR_MISSING_NR_DEVS] = "Missing number of data devices",
 	[EW_TERR_NR_DEVS] = "Invalid number of data devices",
@@ -138,6 +146,9 @@ static const struct ew_key_info {
 	},
 	[EW_KEY_DELAY_QUEUE] = {
 		"delay_queue", EW_ALL_LAYOUTS, EW_TERR_DUP_DELAY
+	},
+	[EW_KEY_JOURNAL_COPY] = {
+		"journal_copy", EW_ALL_LAYOUTS, EW_TERR_DUP_JCOPY
 	},
 };
 
@@ -268,6 +279,14 @@ static enum ew_table_err ew_parse_value(struct ew_table_args *t,
 			return EW_TERR_DELAY_RANGE;
 		t->delay_queue = v;
 		break;
+	case EW_KEY_JOURNAL_COPY:
+		ret = ew_parse_u32(s, &v);
+		if (ret == -EINVAL)
+			return EW_TERR_JCOPY;
+		if (ret || v < 1 || v > EW_MAX_JOURNAL_COPY)
+			return EW_TERR_JCOPY_RANGE;
+		t->journal_copy = v;
+		break;
 	default:
 		return EW_TERR_KEY;
 	}
@@ -299,6 +318,13 @@ static enum ew_table_err ew_parse_layout_args(struct ew_table_args *t,
 	}
 	if (t->sync > t->mirrors)
 		return EW_TERR_SYNC_MIRRORS;
+	/*
+	 * The copy is the second durable copy of a sync 1 write: with
+	 * sync 2 (or more) there is nothing for it to do.  mirrors is
+	 * at least 2 for every layout.
+	 */
+	if (t->journal_copy && t->sync != 1)
+		return EW_TERR_JCOPY_SYNC;
 	if (t->chunk_sectors < t->block_size / 512)
 		return EW_TERR_CHUNK_SMALL;
 	return EW_TERR_NONE;
@@ -477,7 +503,8 @@ int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
 
 const char *ew_table_risk(const struct ew_table_args *t)
 {
-	if (t->sync < 2 && t->mirrors >= 2)
+	/* journal_copy keeps the second copy (or falls back to sync 2) */
+	if (t->sync < 2 && t->mirrors >= 2 && !t->journal_copy)
 		return "sync 1: a write has one durable copy until its delayed replica is written";
 	return NULL;
 }
@@ -575,6 +602,9 @@ static void ew_out_layout(struct ew_out *o, const struct ew_table_args *t)
 			break;
 		case EW_KEY_BLOCK_SIZE:
 			v = t->block_size;
+			break;
+		case EW_KEY_JOURNAL_COPY:
+			v = t->journal_copy;
 			break;
 		default:
 			v = t->delay_queue;

@@ -27,6 +27,7 @@ enum ew_key {
 	EW_KEY_CHUNK_SECTORS,
 	EW_KEY_BLOCK_SIZE,
 	EW_KEY_DELAY_QUEUE,
+	EW_KEY_JOURNAL_COPY,
 	EW_KEY_NR
 };
 
@@ -44,6 +45,13 @@ enum ew_key {
 #define EW_DEFAULT_BLOCK_SIZE		4096
 #define EW_DEFAULT_DELAY_QUEUE		10000
 #define EW_MAX_DELAY_QUEUE		10000000
+/*
+ * journal_copy <slots>: with sync 1, a write's data also goes into one of
+ * <slots> copy slots on the metadata device in the same commit as its map
+ * record, the second durable copy until its delayed replica is written
+ * (Documentation/eagerwrite.rst).  0: off (the key not given).
+ */
+#define EW_MAX_JOURNAL_COPY		1048576
 /* A data device word for a member that is missing (dm-raid's "-"). */
 #define EW_MISSING_DEV			"-"
 
@@ -55,6 +63,7 @@ struct ew_table_args {
 	u32 chunk_sectors;
 	u32 block_size;		/* bytes */
 	u32 delay_queue;
+	u32 journal_copy;	/* copy slots; 0: no journal copies */
 	u32 given;		/* bit (1 << ew_key) set: key given in the line */
 	const char *metadata_dev;
 	u32 nr_disks;
@@ -88,7 +97,9 @@ bool ew_table_members_ok(const struct ew_table_args *t, u64 gone);
 /*
  * What a parsed table risks, in one sentence for a log line or a tool's
  * warning, or NULL: sync 1 with mirrors >= 2 acknowledges a write with
- * one durable copy until its delayed replica is written.
+ * one durable copy until its delayed replica is written.  NULL with
+ * journal_copy: the copy slot is the second durable copy (or, on a
+ * rotating metadata device, the write waits for two replicas).
  */
 const char *ew_table_risk(const struct ew_table_args *t);
 

@@ -68,6 +68,7 @@ struct ew_good_line {
 	enum ew_layout layout;
 	u32 mirrors, dilution_x100, sync, chunk_sectors, block_size;
 	u32 delay_queue, given;
+	u32 journal_copy;		/* 0: not given */
 };
 
 #define B(k)	(1U << EW_KEY_##k)
@@ -108,6 +109,9 @@ static const struct ew_good_line ew_good_lines[] = {
 	  EW_LAYOUT_RAID10, 2, 200, 2, 128, 4096, 10000, 0 },
 	{ "keys out of order", "ew 4 sync 2 mirrors 2", "ew 4 mirrors 2 sync 2",
 	  2, "", EW_LAYOUT_EW, 2, 200, 2, 128, 4096, 10000, B(MIRRORS) | B(SYNC) },
+	{ "sync 1 with journal copies", "ew 4 journal_copy 256 sync 1",
+	  "ew 4 sync 1 journal_copy 256", 4, " 0", EW_LAYOUT_EW, 2, 200, 1,
+	  128, 4096, 10000, B(SYNC) | B(JOURNAL_COPY), 256 },
 	{ "dilution 1.50 prints 1.5", "ew 2 dilution 1.50",
 	  "ew 4 dilution 1.5 sync 2", 2, "", EW_LAYOUT_EW, 2, 150, 2, 128,
 	  4096, 10000, B(DILUTION) },
@@ -185,6 +189,7 @@ static void ew_table_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->chunk_sectors, c->chunk_sectors);
 	KUNIT_EXPECT_EQ(test, t->block_size, c->block_size);
 	KUNIT_EXPECT_EQ(test, t->delay_queue, c->delay_queue);
+	KUNIT_EXPECT_EQ(test, t->journal_copy, c->journal_copy);
 	KUNIT_EXPECT_EQ(test, t->given, c->given);
 	KUNIT_EXPECT_STREQ(test, t->metadata_dev, "/dev/meta");
 	KUNIT_ASSERT_EQ(test, t->nr_disks, c->ndevs);
@@ -193,8 +198,12 @@ static void ew_table_good(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, t->data_devs[i], buf);
 	}
 	KUNIT_EXPECT_EQ(test, t->nr_features, 0U);
-	/* only an explicit sync 1 risks a write to one member failure */
-	KUNIT_EXPECT_EQ(test, !!ew_table_risk(t), c->sync == 1);
+	/*
+	 * only an explicit sync 1 without journal copies risks a write to
+	 * one member failure
+	 */
+	KUNIT_EXPECT_EQ(test, !!ew_table_risk(t),
+			c->sync == 1 && !c->journal_copy);
 
 	/* The geometry the target builds from it. */
 	ew_table_geom_params(t, 123456, &gp);
@@ -341,6 +350,19 @@ static const struct ew_bad_line ew_bad_lines[] = {
 	  "Invalid delay_queue value" },
 	{ "delay_queue 0", "ew 2 delay_queue 0 meta 2 a b",
 	  "delay_queue out of range (1 to 10000000)" },
+	{ "journal_copy twice",
+	  "ew 6 sync 1 journal_copy 8 journal_copy 8 meta 2 a b",
+	  "Duplicate key journal_copy" },
+	{ "journal_copy not a number", "ew 4 sync 1 journal_copy all meta 2 a b",
+	  "Invalid journal_copy value" },
+	{ "journal_copy 0", "ew 4 sync 1 journal_copy 0 meta 2 a b",
+	  "journal_copy out of range (1 to 1048576)" },
+	{ "journal_copy too many", "ew 4 sync 1 journal_copy 1048577 meta 2 a b",
+	  "journal_copy out of range (1 to 1048576)" },
+	{ "journal_copy at the default sync 2", "ew 2 journal_copy 8 meta 2 a b",
+	  "journal_copy needs sync 1" },
+	{ "journal_copy with sync 2", "ew 4 sync 2 journal_copy 8 meta 2 a b",
+	  "journal_copy needs sync 1" },
 	{ "no metadata device", "ew 0", "Missing metadata device" },
 	{ "no device count", "ew 0 meta", "Missing number of data devices" },
 	{ "device count not a number", "ew 0 meta two a b",

@@ -77,6 +77,9 @@ static const struct line_case lines[] = {
 	{ "raid10 2 delay_queue 1 meta @4", NULL },
 	{ "ew 2 chunk_sectors 2097152 meta @4", NULL },
 	{ "ew 2 mirrors 002 meta @4", NULL },
+	{ "ew 4 sync 1 journal_copy 1 meta @4", NULL },
+	{ "raid10 4 journal_copy 1048576 sync 1 meta @4", NULL },
+	{ "ddm 4 sync 1 journal_copy 64 meta @2", NULL },
 	/* layout and layout arguments */
 	{ "", "Missing layout" },
 	{ "raid5 0 meta @4", "Unknown layout" },
@@ -101,6 +104,8 @@ static const struct line_case lines[] = {
 	  "Duplicate key block_size" },
 	{ "ew 4 delay_queue 5 delay_queue 5 meta @4",
 	  "Duplicate key delay_queue" },
+	{ "ew 6 sync 1 journal_copy 5 journal_copy 5 meta @4",
+	  "Duplicate key journal_copy" },
 	/* values */
 	{ "ew 2 mirrors two meta @4", "Invalid mirrors value" },
 	{ "ew 2 mirrors +2 meta @4", "Invalid mirrors value" },
@@ -118,6 +123,21 @@ static const struct line_case lines[] = {
 	{ "ew 2 dilution -1 meta @4", "Invalid dilution value" },
 	{ "ew 2 dilution 1e3 meta @4", "Invalid dilution value" },
 	{ "ew 2 dilution abc meta @4", "Invalid dilution value" },
+	/* journal_copy: a count of slots, and only with sync 1 */
+	{ "ew 4 sync 1 journal_copy many meta @4",
+	  "Invalid journal_copy value" },
+	{ "ew 4 sync 1 journal_copy -1 meta @4",
+	  "Invalid journal_copy value" },
+	{ "ew 4 sync 1 journal_copy 0 meta @4",
+	  "journal_copy out of range (1 to 1048576)" },
+	{ "ew 4 sync 1 journal_copy 1048577 meta @4",
+	  "journal_copy out of range (1 to 1048576)" },
+	{ "ew 4 sync 1 journal_copy 99999999999 meta @4",
+	  "journal_copy out of range (1 to 1048576)" },
+	{ "ew 2 journal_copy 64 meta @4", "journal_copy needs sync 1" },
+	{ "ew 4 journal_copy 64 sync 2 meta @4", "journal_copy needs sync 1" },
+	{ "raid10 4 sync 2 journal_copy 64 meta @4",
+	  "journal_copy needs sync 1" },
 	{ "ew 2 dilution 0.9 meta @4", "dilution out of range (1 to 100)" },
 	{ "ew 2 dilution 1 meta @4",
 	  "dilution must be above 1 for ddm and ew" },
@@ -257,6 +277,7 @@ static void test_defaults(void **state)
 	assert_int_equal(t.chunk_sectors, EW_DEFAULT_CHUNK_SECTORS);
 	assert_int_equal(t.block_size, EW_DEFAULT_BLOCK_SIZE);
 	assert_int_equal(t.delay_queue, EW_DEFAULT_DELAY_QUEUE);
+	assert_int_equal(t.journal_copy, 0);
 	assert_int_equal(t.given, 0);
 	assert_int_equal(t.nr_disks, 36);
 	assert_int_equal(t.nr_features, 0);
@@ -279,6 +300,9 @@ static void test_sync1_risk(void **state)
 	static const char *const safe[] = {
 		"ew 0 meta @4", "ew 2 sync 2 meta @4", "ddm 0 meta @2",
 		"raid10 2 mirrors 3 meta @6", "raid10 4 mirrors 3 sync 2 meta @6",
+		/* the copy slot is the second durable copy */
+		"ew 4 sync 1 journal_copy 64 meta @4",
+		"ddm 4 journal_copy 1 sync 1 meta @2",
 	};
 	static const char *const risky[] = {
 		"ew 2 sync 1 meta @4", "ddm 2 sync 1 meta @2",
@@ -321,20 +345,24 @@ static void test_allow_masks(void **state)
 	/* every key on every layout: allowed <=> accepted, else "Key ..." */
 	for (k = 0; k < EW_KEY_NR; k++) {
 		static const char *const val[EW_KEY_NR] = {
-			"2", "2", "1", "128", "4096", "10",
+			"2", "2", "1", "128", "4096", "10", "8",
 		};
+		/* journal_copy needs sync 1: given with it */
+		const bool jc = k == EW_KEY_JOURNAL_COPY;
 
 		for (l = 0; l < EW_LAYOUT_NR; l++) {
 			const char *err = NULL;
 			int ret;
 
-			snprintf(line, sizeof(line), "%s 2 %s %s meta @4",
-				 ew_layout_name(l), ew_key_name(k), val[k]);
+			snprintf(line, sizeof(line), "%s %d %s%s %s meta @4",
+				 ew_layout_name(l), jc ? 4 : 2,
+				 jc ? "sync 1 " : "", ew_key_name(k), val[k]);
 			split(&w, line);
 			ret = ew_table_parse(w.argc, w.argv, &t, &err);
 			if (ew_key_allowed(k, l)) {
 				assert_int_equal(ret, 0);
-				assert_int_equal(t.given, 1U << k);
+				assert_int_equal(t.given, (1U << k) |
+						 (jc ? 1U << EW_KEY_SYNC : 0));
 			} else {
 				char want[128];
 
@@ -348,6 +376,7 @@ static void test_allow_masks(void **state)
 	}
 	assert_string_equal(ew_key_name(EW_KEY_CHUNK_SECTORS), "chunk_sectors");
 	assert_string_equal(ew_key_name(EW_KEY_DELAY_QUEUE), "delay_queue");
+	assert_string_equal(ew_key_name(EW_KEY_JOURNAL_COPY), "journal_copy");
 }
 
 static void test_parse_numbers(void **state)
@@ -392,6 +421,11 @@ static void test_round_trip(void **state)
 		  "ew 12 mirrors 4 dilution 1.33 sync 1 chunk_sectors 16 block_size 8192 delay_queue 7" },
 		{ "raid10 2 mirrors 08 meta @16", "raid10 4 mirrors 8 sync 2" },
 		{ "raid10 2 sync 1 meta @16", "raid10 2 sync 1" },
+		/* journal_copy is printed last, after delay_queue */
+		{ "ew 6 journal_copy 256 delay_queue 9 sync 1 meta @4",
+		  "ew 6 sync 1 delay_queue 9 journal_copy 256" },
+		{ "ddm 4 journal_copy 1 sync 1 meta @2",
+		  "ddm 4 sync 1 journal_copy 1" },
 		/* missing members reload as "-" */
 		{ "ew 0 meta 4 - /dev/b /dev/c -", "ew 2 sync 2" },
 		{ "ddm 0 meta 4 - /dev/b /dev/c -", "ddm 2 sync 2" },
@@ -428,6 +462,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(t.chunk_sectors, t2.chunk_sectors);
 		assert_int_equal(t.block_size, t2.block_size);
 		assert_int_equal(t.delay_queue, t2.delay_queue);
+		assert_int_equal(t.journal_copy, t2.journal_copy);
 		/* the reloaded line names sync */
 		assert_int_equal(t.given | (1U << EW_KEY_SYNC), t2.given);
 		assert_int_equal(t.nr_disks, t2.nr_disks);
