@@ -91,6 +91,12 @@ static const char * const ew_meta_errors[] = {
 	"superblock slot 0 is zeros but slot 1 is valid: zero both to format",
 #define E_VERSION_1	ew_meta_errors[39]
 	"unsupported metadata version 1 (format v2 keeps two copies of each journal block; re-create the array)",
+#define E_JCOPY		ew_meta_errors[40]
+	"metadata has another number of journal_copy slots (fixed when the array is created)",
+#define E_CP_HDR	ew_meta_errors[41]
+	"copy slot header is not the copy the journal names",
+#define E_CP_DATA	ew_meta_errors[42]
+	"copy slot data does not match its checksum",
 };
 
 const char *ew_meta_error(unsigned int i)
@@ -189,6 +195,15 @@ void ew_meta_layout(struct ew_meta_sb *sb)
 			    sb->journal_slots * EW_META_JOURNAL_COPIES;
 	sb->ckpt_start[1] = sb->ckpt_start[0] + sb->ckpt_blocks;
 	sb->total_blocks = sb->ckpt_start[1] + sb->ckpt_blocks;
+	/* last, so that an array without copies keeps the same layout */
+	if (sb->copy_slots) {
+		sb->copy_slot_blocks = ew_meta_copy_slot_blocks(sb->block_size);
+		sb->copy_start = sb->total_blocks;
+		sb->total_blocks += (u64)sb->copy_slots * sb->copy_slot_blocks;
+	} else {
+		sb->copy_slot_blocks = 0;
+		sb->copy_start = 0;
+	}
 }
 
 u64 ew_meta_size_blocks(u64 len_blocks, u32 mirrors)
@@ -205,6 +220,17 @@ u64 ew_meta_size_sectors(const struct ew_geom *g)
 {
 	return ew_meta_size_blocks(g->len_blocks, g->p.mirrors) *
 	       EW_META_BLOCK_SECTORS;
+}
+
+u64 ew_meta_table_size_sectors(const struct ew_geom *g,
+			       const struct ew_table_args *t)
+{
+	u64 blocks = ew_meta_size_blocks(g->len_blocks, g->p.mirrors);
+
+	if (blocks && t->journal_copy)
+		blocks += (u64)t->journal_copy *
+			  ew_meta_copy_slot_blocks(t->block_size);
+	return blocks * EW_META_BLOCK_SECTORS;
 }
 
 /* --- superblock --- */
@@ -235,6 +261,7 @@ int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
 	sb->disk_sectors = g->p.disk_sectors;
 	sb->region_blocks = g->region_blocks;
 	sb->data_offset_sectors = EW_MEMBER_DATA_OFFSET_SECTORS;
+	sb->copy_slots = t->journal_copy;
 	ew_meta_layout(sb);
 	sb->ckpt_area = 0;
 	sb->ckpt_seq = 0;
@@ -282,6 +309,12 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 		d->member_gen[i] = cpu_to_le64(sb->member_gen[i]);
 	d->member_failed = cpu_to_le64(sb->member_failed);
 	d->member_rebuilding = cpu_to_le64(sb->member_rebuilding);
+	if (sb->copy_slots) {
+		d->flags = cpu_to_le32(sb->flags | EW_META_SB_JCOPY);
+		d->copy_start = cpu_to_le64(sb->copy_start);
+		d->copy_slots = cpu_to_le32(sb->copy_slots);
+		d->copy_slot_blocks = cpu_to_le32(sb->copy_slot_blocks);
+	}
 	ew_meta_seal(blk);
 	return blocknr;
 }
@@ -318,7 +351,10 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	    lay.journal_slots != sb->journal_slots ||
 	    lay.ckpt_start[0] != sb->ckpt_start[0] ||
 	    lay.ckpt_start[1] != sb->ckpt_start[1] ||
-	    lay.total_blocks != sb->total_blocks || sb->ckpt_area > 1 ||
+	    lay.total_blocks != sb->total_blocks ||
+	    lay.copy_start != sb->copy_start ||
+	    lay.copy_slot_blocks != sb->copy_slot_blocks ||
+	    sb->copy_slots > EW_MAX_JOURNAL_COPY || sb->ckpt_area > 1 ||
 	    !sb->journal_seq || sb->ckpt_seq > sb->generation) {
 		*why = E_SB_LAYOUT;
 		return -EINVAL;
@@ -379,6 +415,15 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 		sb->member_gen[i] = le64_to_cpu(d->member_gen[i]);
 	sb->member_failed = le64_to_cpu(d->member_failed);
 	sb->member_rebuilding = le64_to_cpu(d->member_rebuilding);
+	sb->copy_start = le64_to_cpu(d->copy_start);
+	sb->copy_slots = le32_to_cpu(d->copy_slots);
+	sb->copy_slot_blocks = le32_to_cpu(d->copy_slot_blocks);
+	/* JCOPY is set iff there are copy slots; in memory, copy_slots says it */
+	if (!(sb->flags & EW_META_SB_JCOPY) != !sb->copy_slots) {
+		*why = E_SB_FIELDS;
+		return -EINVAL;
+	}
+	sb->flags &= ~EW_META_SB_JCOPY;
 	if (ew_meta_sb_slot(sb->generation) != blocknr) {
 		*why = E_SB_WHERE;
 		return -EINVAL;
@@ -448,6 +493,9 @@ int ew_meta_sb_check_table(const struct ew_meta_sb *sb,
 		*why = E_LEN;
 	else if (g->p.disk_sectors < sb->disk_sectors)
 		*why = E_SMALLER;
+	/* the area is sized at create; a table without the key writes none */
+	else if (t->journal_copy && t->journal_copy != sb->copy_slots)
+		*why = E_JCOPY;
 	else if (g->region_blocks != sb->region_blocks ||
 		 g->p.layout != sb->layout || g->p.nr_disks != sb->nr_disks ||
 		 g->p.mirrors != sb->mirrors)
@@ -613,7 +661,7 @@ int ew_meta_jbuf_add(struct ew_meta_jbuf *j, const struct ew_meta_rec *r)
 {
 	struct ew_meta_jrec_disk *d;
 
-	if (r->type < EW_JREC_REMAP || r->type > EW_JREC_DISCARD ||
+	if (r->type < EW_JREC_REMAP || r->type > EW_JREC_UNCOPY ||
 	    r->replica >= EW_MAX_MIRRORS)
 		return -EINVAL;
 	if (j->nr >= EW_META_JREC_PER_BLOCK)
@@ -623,8 +671,22 @@ int ew_meta_jbuf_add(struct ew_meta_jbuf *j, const struct ew_meta_rec *r)
 	d->replica = r->type == EW_JREC_REMAP ? (u8)r->replica : 0;
 	d->uptodate = r->type == EW_JREC_DISCARD ? 0 : r->uptodate;
 	d->reserved = 0;
-	d->pblock = cpu_to_le32(r->type == EW_JREC_DISCARD ? r->count :
-				r->type == EW_JREC_REMAP ? r->pblock : 0);
+	switch (r->type) {
+	case EW_JREC_DISCARD:
+		d->pblock = cpu_to_le32(r->count);
+		break;
+	case EW_JREC_REMAP:
+		d->pblock = cpu_to_le32(r->pblock);
+		break;
+	case EW_JREC_COPY:
+	case EW_JREC_UNCOPY:
+		d->uptodate = 0;
+		d->pblock = cpu_to_le32(r->slot);
+		break;
+	default:
+		d->pblock = 0;
+		break;
+	}
 	d->lblock = cpu_to_le64(r->lblock);
 	return 0;
 }
@@ -669,6 +731,18 @@ int ew_meta_jbuf_log_discard(struct ew_meta_jbuf *j, u64 lblock, u32 count)
 	return ew_meta_jbuf_add(j, &rec);
 }
 
+int ew_meta_jbuf_log_copy(struct ew_meta_jbuf *j, u64 lblock, u32 slot,
+			  bool copy)
+{
+	struct ew_meta_rec rec = {
+		.type = copy ? EW_JREC_COPY : EW_JREC_UNCOPY,
+		.lblock = lblock,
+		.slot = slot,
+	};
+
+	return ew_meta_jbuf_add(j, &rec);
+}
+
 u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
 		      u64 seq)
 {
@@ -700,6 +774,8 @@ void ew_meta_jrec_get(const void *blk, u32 i, struct ew_meta_rec *r)
 	r->lblock = le64_to_cpu(d->lblock);
 	if (d->type == EW_JREC_DISCARD)
 		r->count = le32_to_cpu(d->pblock);
+	else if (d->type == EW_JREC_COPY || d->type == EW_JREC_UNCOPY)
+		r->slot = le32_to_cpu(d->pblock);
 	else
 		r->pblock = le32_to_cpu(d->pblock);
 }
@@ -721,6 +797,11 @@ static bool ew_meta_rec_ok(const struct ew_meta_sb *sb,
 	case EW_JREC_DISCARD:
 		return r->count && r->lblock < sb->len_blocks &&
 		       r->count <= sb->len_blocks - r->lblock;
+	case EW_JREC_COPY:
+	case EW_JREC_UNCOPY:
+		/* only in an array with copy slots */
+		return r->slot < sb->copy_slots && r->lblock < sb->len_blocks &&
+		       !r->replica && !r->uptodate;
 	default:
 		return false;
 	}
@@ -809,6 +890,33 @@ bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 	return ew_meta_journal_pick(sb, seq, slot, &damaged, &bad, &why) >= 0;
 }
 
+/* A record's effect on the live copy slots (see struct ew_meta_copies). */
+static void ew_meta_apply_copy(struct ew_meta_copies *c, u64 seq,
+			       const struct ew_meta_rec *r)
+{
+	u32 s;
+
+	switch (r->type) {
+	case EW_JREC_COPY:
+		c->lblock[r->slot] = r->lblock;
+		c->seq[r->slot] = seq;
+		break;
+	case EW_JREC_UNCOPY:
+		if (c->lblock[r->slot] == r->lblock)
+			c->lblock[r->slot] = EW_META_COPY_NONE;
+		break;
+	case EW_JREC_DISCARD:
+		for (s = 0; s < c->nr; s++)
+			if (c->lblock[s] != EW_META_COPY_NONE &&
+			    c->lblock[s] >= r->lblock &&
+			    c->lblock[s] - r->lblock < r->count)
+				c->lblock[s] = EW_META_COPY_NONE;
+		break;
+	default:
+		break;
+	}
+}
+
 static void ew_meta_apply(const struct ew_geom *g, struct ew_map *m,
 			  const struct ew_meta_rec *r)
 {
@@ -829,12 +937,26 @@ static void ew_meta_apply(const struct ew_geom *g, struct ew_map *m,
 			ew_map_discard(m, b, home, freed);
 		}
 		break;
+	case EW_JREC_COPY:
+	case EW_JREC_UNCOPY:
+		break;	/* the copy slots, not the map (ew_meta_apply_copy()) */
 	}
 }
 
 int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 			 struct ew_map *m, u64 seq, const void *slot,
 			 struct ew_meta_jslot_res *res, const char **why)
+{
+	return ew_meta_replay_block_copies(sb, g, m, seq, slot, NULL, res,
+					   why);
+}
+
+int ew_meta_replay_block_copies(const struct ew_meta_sb *sb,
+				const struct ew_geom *g, struct ew_map *m,
+				u64 seq, const void *slot,
+				struct ew_meta_copies *c,
+				struct ew_meta_jslot_res *res,
+				const char **why)
 {
 	const u8 *blk;
 	struct ew_meta_rec r;
@@ -861,6 +983,8 @@ int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 	for (i = 0; i < n; i++) {
 		ew_meta_jrec_get(blk, i, &r);
 		ew_meta_apply(g, m, &r);
+		if (c && c->nr == sb->copy_slots)
+			ew_meta_apply_copy(c, seq, &r);
 	}
 	res->records = n;
 	return 1;
@@ -877,6 +1001,14 @@ int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 		   struct ew_map *m, const void *area,
 		   struct ew_meta_replay_res *res, const char **why)
 {
+	return ew_meta_replay_copies(sb, g, m, area, NULL, res, why);
+}
+
+int ew_meta_replay_copies(const struct ew_meta_sb *sb,
+			  const struct ew_geom *g, struct ew_map *m,
+			  const void *area, struct ew_meta_copies *copies,
+			  struct ew_meta_replay_res *res, const char **why)
+{
 	struct ew_meta_jslot_res js;
 	u64 seq = sb->journal_seq, n;
 	u32 c;
@@ -884,9 +1016,9 @@ int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 
 	memset(res, 0, sizeof(*res));
 	for (n = 0; n < sb->journal_slots; n++, seq++) {
-		ret = ew_meta_replay_block(sb, g, m, seq,
-					   ew_meta_jslot(sb, area, seq), &js,
-					   why);
+		ret = ew_meta_replay_block_copies(sb, g, m, seq,
+						  ew_meta_jslot(sb, area, seq),
+						  copies, &js, why);
 		if (ret <= 0)
 			break;
 		res->records += js.records;
@@ -918,6 +1050,55 @@ int ew_meta_journal_end(const struct ew_meta_sb *sb, u64 seq,
 {
 	if (ew_meta_journal_probe(sb, seq + 1, next)) {
 		*why = E_J_HOLE;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- copy slots --- */
+
+u64 ew_meta_copy_blocknr(const struct ew_meta_sb *sb, u32 slot)
+{
+	return sb->copy_start + (u64)slot * sb->copy_slot_blocks;
+}
+
+/*
+ * The header: nr = block size, seq = the journal block of the COPY
+ * record, aux = the logical block, reserved = crc32c of the data.
+ */
+u64 ew_meta_copy_encode(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
+			u64 seq, const void *data, void *hdr)
+{
+	u64 blocknr = ew_meta_copy_blocknr(sb, slot);
+	struct ew_meta_hdr *h = hdr;
+
+	memset(hdr, 0, EW_META_BLOCK_SIZE);
+	ew_meta_hdr_put(hdr, EW_META_T_COPY, sb->block_size, seq, blocknr,
+			lblock, sb->uuid);
+	h->reserved = cpu_to_le64(ew_crc32c(~0U, data, sb->block_size));
+	ew_meta_seal(hdr);
+	return blocknr;
+}
+
+int ew_meta_copy_check(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
+		       u64 seq, const void *hdr, const void *data,
+		       const char **why)
+{
+	const struct ew_meta_hdr *h = hdr;
+
+	if (slot >= sb->copy_slots || !ew_meta_hdr_is(hdr, EW_META_T_COPY) ||
+	    !ew_meta_block_crc_ok(hdr) ||
+	    le16_to_cpu(h->version) != EW_META_VERSION ||
+	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE) ||
+	    le64_to_cpu(h->blocknr) != ew_meta_copy_blocknr(sb, slot) ||
+	    le32_to_cpu(h->nr) != sb->block_size ||
+	    le64_to_cpu(h->seq) != seq || le64_to_cpu(h->aux) != lblock) {
+		*why = E_CP_HDR;
+		return -EINVAL;
+	}
+	if (le64_to_cpu(h->reserved) !=
+	    ew_crc32c(~0U, data, sb->block_size)) {
+		*why = E_CP_DATA;
 		return -EINVAL;
 	}
 	return 0;

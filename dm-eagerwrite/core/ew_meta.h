@@ -13,7 +13,12 @@
  *                     write), so that one damaged copy is not mistaken
  *                     for the torn end of the journal;
  *   checkpoint 0, 1   two areas of ckpt_blocks blocks each; a checkpoint
- *                     goes to the area the superblock does not name.
+ *                     goes to the area the superblock does not name;
+ *   copy slots        only with journal_copy (flag JCOPY): copy_slots
+ *                     slots of copy_slot_blocks blocks, a header block
+ *                     and a copy of one data block each, the second
+ *                     durable copy of a sync 1 write until its delayed
+ *                     replica is written (COPY and UNCOPY records).
  * Every block starts with struct ew_meta_hdr (magic, crc32c over the
  * block with the crc field zeroed, type, version, seq, own block number,
  * array UUID).  Each data device carries a member label in its first
@@ -61,6 +66,14 @@
  */
 #define EW_META_SB_FORMATTING	0x2U
 #define EW_META_SB_FLAGS	(EW_META_SB_CLEAN | EW_META_SB_FORMATTING)
+/*
+ * JCOPY: the array has copy slots (copy_slots > 0).  Only on disk: the
+ * encoder sets it from copy_slots and the decoder checks and clears it,
+ * so struct ew_meta_sb's flags hold CLEAN and FORMATTING alone.  A module
+ * that predates it refuses the superblock (an unknown flag), where it
+ * would otherwise ignore the copies a recovery needs.
+ */
+#define EW_META_SB_JCOPY	0x4U
 
 /* Block numbers of the superblock slots and the first journal block. */
 #define EW_META_SB_SLOTS	2
@@ -79,6 +92,7 @@ enum ew_meta_type {
 	EW_META_T_CKPT = 2,
 	EW_META_T_JOURNAL = 3,
 	EW_META_T_LABEL = 4,
+	EW_META_T_COPY = 5,	/* the header block of a copy slot */
 };
 
 /*
@@ -129,6 +143,10 @@ struct ew_meta_sb_disk {
 	/* member state, bit i for member i (on-disk-format.rst) */
 	__le64 member_failed;
 	__le64 member_rebuilding;
+	/* journal copies (JCOPY); zeros in an array without them */
+	__le64 copy_start;
+	__le32 copy_slots;
+	__le32 copy_slot_blocks;
 };
 
 struct ew_meta_label_disk {
@@ -151,6 +169,8 @@ enum ew_meta_rec_type {
 	EW_JREC_REMAP = 1,	/* replica's block := pblock, mask := uptodate */
 	EW_JREC_MASK = 2,	/* mask := uptodate (mark stale / up to date) */
 	EW_JREC_DISCARD = 3,	/* [lblock, lblock + count) discarded */
+	EW_JREC_COPY = 4,	/* copy slot holds lblock's current data */
+	EW_JREC_UNCOPY = 5,	/* copy slot released (lblock: its block) */
 };
 
 struct ew_meta_jrec_disk {
@@ -158,7 +178,8 @@ struct ew_meta_jrec_disk {
 	u8 replica;
 	u8 uptodate;
 	u8 reserved;
-	__le32 pblock;		/* REMAP: block or 0xffffffff; DISCARD: count */
+	/* REMAP: block or 0xffffffff; DISCARD: count; (UN)COPY: slot */
+	__le32 pblock;
 	__le64 lblock;
 };
 
@@ -203,6 +224,14 @@ struct ew_meta_sb {
 	 */
 	u64 member_failed;
 	u64 member_rebuilding;
+	/*
+	 * Journal copies (the table's journal_copy; 0: none): copy_slots
+	 * slots of copy_slot_blocks blocks from copy_start, after the
+	 * checkpoint areas.  Fixed when the array is created.
+	 */
+	u32 copy_slots;
+	u32 copy_slot_blocks;
+	u64 copy_start;
 };
 
 /* A decoded member label. */
@@ -228,6 +257,7 @@ struct ew_meta_rec {
 	u8 uptodate;
 	u32 pblock;		/* REMAP: block (EW_MAP_NONE: none) */
 	u32 count;		/* DISCARD: logical blocks */
+	u32 slot;		/* COPY, UNCOPY: copy slot */
 	u64 lblock;
 };
 
@@ -247,6 +277,17 @@ void ew_meta_layout(struct ew_meta_sb *sb);
 u64 ew_meta_size_blocks(u64 len_blocks, u32 mirrors);
 /* Metadata device size needed for geometry g, in 512-byte sectors. */
 u64 ew_meta_size_sectors(const struct ew_geom *g);
+/*
+ * The same for table t (its journal_copy slots after the checkpoints):
+ * what the target checks the metadata device against at create.
+ */
+u64 ew_meta_table_size_sectors(const struct ew_geom *g,
+			       const struct ew_table_args *t);
+/* 4 KiB blocks of one copy slot: a header and a data block. */
+static inline u32 ew_meta_copy_slot_blocks(u32 block_size)
+{
+	return 1 + block_size / EW_META_BLOCK_SIZE;
+}
 
 /* Is the 4 KiB block all zeros (an unformatted device)? */
 bool ew_meta_block_is_zero(const void *blk);
@@ -377,6 +418,13 @@ int ew_meta_jbuf_log_block(struct ew_meta_jbuf *j, const struct ew_map *m,
 /* Records a discard of [lblock, lblock + count). */
 int ew_meta_jbuf_log_discard(struct ew_meta_jbuf *j, u64 lblock, u32 count);
 /*
+ * Records that copy slot holds lblock's current data (COPY: its header
+ * and data are durable before this record is written) or no longer
+ * does (UNCOPY).  -ENOSPC when the block is full.
+ */
+int ew_meta_jbuf_log_copy(struct ew_meta_jbuf *j, u64 lblock, u32 slot,
+			  bool copy);
+/*
  * Seals the block as journal block seq, both copies; returns the block
  * number of copy 0 (write EW_META_JOURNAL_COPIES blocks there).
  */
@@ -419,6 +467,55 @@ bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 int ew_meta_journal_end(const struct ew_meta_sb *sb, u64 seq,
 			const void *next, const char **why);
 
+/*
+ * The copy slots a replay leaves live: lblock[slot] is the logical block
+ * slot holds (EW_META_COPY_NONE: free), seq[slot] the journal block whose
+ * COPY record named it (the seq its header must carry).  Arrays of nr
+ * (the superblock's copy_slots) entries, owned by the caller, set to
+ * EW_META_COPY_NONE before the replay: a checkpoint ends every copy, so
+ * the journal from journal_seq on names every live one.
+ *
+ * COPY sets the slot (a block in two slots: the later COPY wins, and the
+ * target logs an UNCOPY of the older); UNCOPY frees it when it still
+ * holds that block; DISCARD frees the slots of the blocks it discards.
+ * REMAP and MASK leave copies alone: the target logs UNCOPY when a write
+ * without a copy supersedes one.
+ */
+#define EW_META_COPY_NONE	(~0ULL)
+struct ew_meta_copies {
+	u32 nr;
+	u64 *lblock;
+	u64 *seq;
+};
+
+/* The same as ew_meta_replay_block(), tracking copy slots in c (or NULL). */
+int ew_meta_replay_block_copies(const struct ew_meta_sb *sb,
+				const struct ew_geom *g, struct ew_map *m,
+				u64 seq, const void *slot,
+				struct ew_meta_copies *c,
+				struct ew_meta_jslot_res *res,
+				const char **why);
+
+/* --- copy slots --- */
+
+/* Block number of the header of copy slot; its data follows it. */
+u64 ew_meta_copy_blocknr(const struct ew_meta_sb *sb, u32 slot);
+/*
+ * Encodes the header block of copy slot for lblock's data (block_size
+ * bytes), named by the COPY record in journal block seq; returns the
+ * block number to write the header and the data to (one write).
+ */
+u64 ew_meta_copy_encode(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
+			u64 seq, const void *data, void *hdr);
+/*
+ * Is hdr (and data) the copy slot the journal says, for lblock, written
+ * for journal block seq, with the data it was written with?  -EINVAL
+ * with *why (a stale or torn slot is never restored).
+ */
+int ew_meta_copy_check(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
+		       u64 seq, const void *hdr, const void *data,
+		       const char **why);
+
 /* Damaged copies ew_meta_replay() lists; more are only counted. */
 #define EW_META_REPLAY_DAMAGE_MAX	8
 
@@ -442,6 +539,11 @@ struct ew_meta_replay_res {
 int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 		   struct ew_map *m, const void *area,
 		   struct ew_meta_replay_res *res, const char **why);
+/* The same, tracking copy slots in c (or NULL). */
+int ew_meta_replay_copies(const struct ew_meta_sb *sb,
+			  const struct ew_geom *g, struct ew_map *m,
+			  const void *area, struct ew_meta_copies *c,
+			  struct ew_meta_replay_res *res, const char **why);
 
 /* --- the map --- */
 

@@ -8,7 +8,10 @@
  * copy 1), a byte added to the superblock's journal seq, then the two
  * slots, 8 KiB each (zero-filled when short).  A slot refused must leave
  * the map as it was and say why, and name a copy at fault; one applied
- * must leave only blocks inside the region in the map.
+ * must leave only blocks inside the region in the map.  The copy slots
+ * (the array with journal_copy) are tracked as recovery tracks them
+ * (ew_meta_replay_block_copies()): a refused block leaves them as they
+ * were, an applied one leaves only logical blocks of the array in them.
  */
 #include "fuzz_util.h"
 
@@ -20,7 +23,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static struct fuzz_array arr[FUZZ_NR_LINES];
 	static struct ew_map map[FUZZ_NR_LINES];
 	static u8 slot[2 * JS];
+	static u64 cp_lblock[64], cp_seq[64];
 	static int ready;
+	struct ew_meta_copies cp = { 0, cp_lblock, cp_seq };
 	struct ew_meta_jslot_res res;
 	struct fuzz_array *a;
 	struct ew_map *m;
@@ -43,6 +48,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	flags = (unsigned int)fuzz_take(&data, &size, 1);
 	a = &arr[flags & 3];
 	m = &map[flags & 3];
+	FUZZ_CHECK(a->sb.copy_slots <= 64);
+	cp.nr = a->sb.copy_slots;
+	for (i = 0; i < cp.nr; i++)
+		cp_lblock[i] = EW_META_COPY_NONE;
 	seq = a->sb.journal_seq + fuzz_take(&data, &size, 1);
 	memset(slot, 0, sizeof(slot));
 	memcpy(slot, data, size);
@@ -56,8 +65,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			m->pblock[lb * m->mirrors + rep] = EW_MAP_NONE;
 	}
 	(void)ew_meta_journal_probe(&a->sb, seq, slot);
-	ret = ew_meta_replay_block(&a->sb, &a->g, m, seq, slot, &res, &why);
+	ret = ew_meta_replay_block_copies(&a->sb, &a->g, m, seq, slot, &cp,
+					  &res, &why);
 	FUZZ_CHECK(ret == 0 || ret == 1 || ret == -EINVAL);
+	for (i = 0; i < cp.nr; i++)
+		FUZZ_CHECK(cp_lblock[i] == EW_META_COPY_NONE ||
+			   (ret == 1 && cp_lblock[i] < a->sb.len_blocks &&
+			    cp_seq[i] == seq));
 	if (ret <= 0) {
 		/* nothing of a refused or absent block is applied */
 		FUZZ_CHECK(ret == 0 || (why && res.bad_copy < 2));
@@ -82,9 +96,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			FUZZ_CHECK(p == EW_MAP_NONE || p < a->g.region_blocks);
 		}
 	/* the next slot: the next block or the end of the journal */
-	ret = ew_meta_replay_block(&a->sb, &a->g, m, seq + 1, slot + JS, &res,
-				   &why);
+	ret = ew_meta_replay_block_copies(&a->sb, &a->g, m, seq + 1, slot + JS,
+					  &cp, &res, &why);
 	FUZZ_CHECK(ret == 0 || ret == 1 || ret == -EINVAL);
+	for (i = 0; i < cp.nr; i++)
+		FUZZ_CHECK(cp_lblock[i] == EW_META_COPY_NONE ||
+			   cp_lblock[i] < a->sb.len_blocks);
 	why = NULL;
 	if (ew_meta_map_check(&a->g, m, &lb, &rep, &why))
 		FUZZ_CHECK(why);

@@ -34,14 +34,18 @@ static void check_geometry(const struct ew_table_args *t, u64 disk)
 		return;
 	}
 	FUZZ_CHECK(!ew_meta_sb_check_table(&sb, t, &g, &why));
-	FUZZ_CHECK(!ew_meta_sb_check_size(&sb, ew_meta_size_sectors(&g),
+	/* the size the target checks the metadata device against */
+	FUZZ_CHECK(!ew_meta_sb_check_size(&sb,
+					  ew_meta_table_size_sectors(&g, t),
 					  &why));
+	FUZZ_CHECK(sb.copy_slots == t->journal_copy);
 	/* the superblock of any accepted table decodes as it was written */
 	FUZZ_CHECK(!ew_meta_sb_decode(blk, ew_meta_sb_encode(&sb, blk),
 				      &back, &why));
 	FUZZ_CHECK(back.len_blocks == sb.len_blocks &&
 		   back.nr_disks == sb.nr_disks &&
-		   back.total_blocks == sb.total_blocks);
+		   back.total_blocks == sb.total_blocks &&
+		   back.copy_slots == sb.copy_slots);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -79,6 +83,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		   t2.chunk_sectors == t.chunk_sectors &&
 		   t2.block_size == t.block_size &&
 		   t2.delay_queue == t.delay_queue &&
+		   t2.journal_copy == t.journal_copy &&
 		   t2.nr_disks == t.nr_disks);
 	n2 = ew_table_format(&t2, out3, sizeof(out3));
 	FUZZ_CHECK(n2 == n && !memcmp(out, out3, (size_t)n));

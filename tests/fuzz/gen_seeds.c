@@ -111,6 +111,12 @@ int main(int argc, char **argv)
 					       (u8)((1U << m.mirrors) - 1));
 			ew_meta_jbuf_log_block(&jb, &m, 1, 0);
 			ew_meta_jbuf_log_discard(&jb, 6, 2);
+			/* a copy of block 3k in slot k, then slot 0 freed */
+			if (a.sb.copy_slots) {
+				ew_meta_jbuf_log_copy(&jb, 3 * k, (u32)k, true);
+				if (k)
+					ew_meta_jbuf_log_copy(&jb, 0, 0, false);
+			}
 			ew_meta_jbuf_seal(&jb, &a.sb, a.sb.journal_seq + k);
 		}
 		head[0] = (u8)(i | 0xf << 2);	/* reseal every copy */

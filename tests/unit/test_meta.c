@@ -1005,6 +1005,301 @@ static void test_replay_bad_record(void **state)
 	jfix_destroy(&j);
 }
 
+/* --- journal copies (journal_copy) --- */
+
+#define EW4JC "ew 8 mirrors 2 dilution 2 sync 1 journal_copy 16 m 4 a b c d"
+
+/*
+ * The copy area comes after the checkpoints, so an array without it has
+ * the layout it always had; JCOPY is set on disk only, where a module
+ * that predates it refuses the superblock.
+ */
+static void test_jcopy_sb(void **state)
+{
+	struct fix f, plain;
+	struct ew_meta_sb d;
+	struct ew_meta_sb_disk *disk;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&plain, EW4 " 0", 0);
+	assert_int_equal(plain.sb.copy_slots, 0);
+	assert_int_equal(plain.sb.copy_start, 0);
+	ew_meta_sb_encode(&plain.sb, blk);
+	disk = (struct ew_meta_sb_disk *)blk;
+	assert_int_equal(le32_to_cpu(disk->flags), EW_META_SB_CLEAN);
+	assert_true(le64_to_cpu(disk->copy_start) == 0);
+
+	fix_init(&f, EW4JC " 0", 0);
+	assert_int_equal(f.sb.copy_slots, 16);
+	assert_int_equal(f.sb.copy_slot_blocks, 2);	/* header + 4 KiB */
+	assert_true(f.sb.ckpt_start[1] == plain.sb.ckpt_start[1]);
+	assert_true(f.sb.copy_start == plain.sb.total_blocks);
+	assert_true(f.sb.total_blocks == plain.sb.total_blocks + 32);
+	assert_int_equal(f.sb.flags, EW_META_SB_CLEAN);
+	assert_true(ew_meta_table_size_sectors(&f.g, &f.t) ==
+		    f.sb.total_blocks * 8);
+	assert_true(ew_meta_table_size_sectors(&plain.g, &plain.t) ==
+		    ew_meta_size_sectors(&plain.g));
+	assert_int_equal(ew_meta_sb_check_size(&f.sb, f.sb.total_blocks * 8,
+					       &why), 0);
+	assert_int_equal(ew_meta_sb_check_size(&f.sb, plain.sb.total_blocks * 8,
+					       &why), -EINVAL);
+	assert_string_equal(why, "metadata device too small");
+
+	ew_meta_sb_encode(&f.sb, blk);
+	disk = (struct ew_meta_sb_disk *)blk;
+	/* the flag an old module's mask (CLEAN | FORMATTING) refuses */
+	assert_int_equal(le32_to_cpu(disk->flags),
+			 EW_META_SB_CLEAN | EW_META_SB_JCOPY);
+	assert_int_equal(le32_to_cpu(disk->flags) &
+			 ~(EW_META_SB_CLEAN | EW_META_SB_FORMATTING),
+			 EW_META_SB_JCOPY);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_memory_equal(&d, &f.sb, sizeof(d));
+	/* set_flags keeps the copies: they are not a flag in memory */
+	ew_meta_sb_set_flags(&f.sb, 0);
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(le32_to_cpu(disk->flags), EW_META_SB_JCOPY);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), 0);
+	assert_int_equal(d.copy_slots, 16);
+	assert_int_equal(d.flags, 0);
+
+	/* slots without the flag, the flag without slots: refused */
+	disk->flags = 0;
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
+	ew_meta_sb_encode(&plain.sb, blk);
+	disk->flags = cpu_to_le32(EW_META_SB_CLEAN | EW_META_SB_JCOPY);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
+	/* a copy area elsewhere than the layout puts it */
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->copy_start = cpu_to_le64(f.sb.copy_start - 1);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock metadata layout is inconsistent");
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->copy_slots = cpu_to_le32(17);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock metadata layout is inconsistent");
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->copy_slot_blocks = cpu_to_le32(3);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock metadata layout is inconsistent");
+	/* every byte of a JCOPY superblock is covered by its crc */
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->copy_slots ^= 1;
+	assert_int_equal(ew_meta_sb_decode(blk, 1, &d, &why), -EINVAL);
+	assert_string_equal(why, "bad checksum in superblock");
+}
+
+/* The table's journal_copy must match the area; leaving it out is fine. */
+static void test_jcopy_check_table(void **state)
+{
+	struct fix f, plain;
+
+	(void)state;
+	fix_init(&f, EW4JC " 0", 8192);
+	fix_init(&plain, EW4 " 0", 8192);
+	expect_table(&f.sb, EW4JC " 0", 8192, 16384, NULL);
+	/* no new copies; those in the journal are still restored */
+	expect_table(&f.sb, "ew 6 mirrors 2 dilution 2 sync 1 m 4 a b c d 0",
+		     8192, 16384, NULL);
+	expect_table(&f.sb, EW4 " 0", 8192, 16384, NULL);
+	expect_table(&f.sb,
+		     "ew 8 mirrors 2 dilution 2 sync 1 journal_copy 8 m 4 a b c d 0",
+		     8192, 16384,
+		     "metadata has another number of journal_copy slots (fixed when the array is created)");
+	expect_table(&plain.sb, EW4JC " 0", 8192, 16384,
+		     "metadata has another number of journal_copy slots (fixed when the array is created)");
+}
+
+static void copy_data(u8 *data, u64 lblock, u64 seq)
+{
+	u32 i;
+
+	for (i = 0; i < BS; i++)
+		data[i] = (u8)(lblock * 31 + seq * 7 + i);
+}
+
+/* A copy slot's header names its block, journal seq and data crc. */
+static void test_jcopy_slot(void **state)
+{
+	struct fix f, other;
+	const char *why = NULL;
+	u8 hdr[BS], data[BS], bad[BS];
+	u64 bn;
+	u32 i;
+
+	(void)state;
+	fix_init(&f, EW4JC " 0", 0);
+	copy_data(data, 9, 40);
+	bn = ew_meta_copy_encode(&f.sb, 3, 9, 40, data, hdr);
+	assert_true(bn == f.sb.copy_start + 3 * 2);
+	assert_true(ew_meta_copy_blocknr(&f.sb, 15) + 2 == f.sb.total_blocks);
+	assert_int_equal(ew_meta_copy_check(&f.sb, 3, 9, 40, hdr, data, &why),
+			 0);
+	/* another generation (an older COPY of the slot): never restored */
+	assert_int_equal(ew_meta_copy_check(&f.sb, 3, 9, 41, hdr, data, &why),
+			 -EINVAL);
+	assert_string_equal(why, "copy slot header is not the copy the journal names");
+	assert_int_equal(ew_meta_copy_check(&f.sb, 3, 10, 40, hdr, data, &why),
+			 -EINVAL);
+	assert_int_equal(ew_meta_copy_check(&f.sb, 4, 9, 40, hdr, data, &why),
+			 -EINVAL);
+	assert_int_equal(ew_meta_copy_check(&f.sb, 16, 9, 40, hdr, data, &why),
+			 -EINVAL);
+	/* another array's slot */
+	other = f;
+	other.sb.uuid[0] ^= 1;
+	assert_int_equal(ew_meta_copy_check(&other.sb, 3, 9, 40, hdr, data,
+					    &why), -EINVAL);
+	assert_string_equal(why, "copy slot header is not the copy the journal names");
+	/* every byte of the header and of the data is checked */
+	for (i = 0; i < BS; i++) {
+		memcpy(bad, hdr, BS);
+		bad[i] ^= 0x10;
+		assert_int_equal(ew_meta_copy_check(&f.sb, 3, 9, 40, bad, data,
+						    &why), -EINVAL);
+		memcpy(bad, data, BS);
+		bad[i] ^= 0x10;
+		assert_int_equal(ew_meta_copy_check(&f.sb, 3, 9, 40, hdr, bad,
+						    &why), -EINVAL);
+		assert_string_equal(why, "copy slot data does not match its checksum");
+	}
+}
+
+static int recover_copies(struct jfix *j, struct ew_meta_copies *c,
+			  const char **why)
+{
+	struct ew_meta_sb *sb = &j->f.sb;
+	struct ew_meta_replay_res res;
+	u32 s;
+
+	for (s = 0; s < c->nr; s++)
+		c->lblock[s] = EW_META_COPY_NONE;
+	ew_map_destroy(&j->r);
+	assert_int_equal(ew_map_init(&j->r, sb->len_blocks, sb->mirrors), 0);
+	if (ckpt_read_all(sb, &j->r, j->dev, why))
+		return -EINVAL;
+	return ew_meta_replay_copies(sb, &j->f.g, &j->r,
+				     j->dev + sb->journal_start * BS, c, &res,
+				     why);
+}
+
+/* COPY, UNCOPY and DISCARD records over the live copy slots. */
+static void test_jcopy_replay(void **state)
+{
+	struct jfix j = { 0 };
+	struct ew_meta_jbuf jb;
+	struct ew_meta_rec rec;
+	u64 lb[16], sq[16];
+	struct ew_meta_copies c = { 16, lb, sq };
+	const char *why = NULL;
+	u8 buf[JS];
+
+	(void)state;
+	jfix_init(&j, EW4JC " 0");
+	/* seq 1: block 3 written with one replica, its copy in slot 0 */
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 3, 0, 17);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 3, 0, true), 0);
+	remap(&jb, &j.m, 4, 1, 18);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 4, 1, true), 0);
+	remap(&jb, &j.m, 5, 1, 19);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 5, 2, true), 0);
+	ew_meta_jrec_get(buf, 1, &rec);
+	assert_int_equal(rec.type, EW_JREC_COPY);
+	assert_int_equal(rec.slot, 0);
+	assert_int_equal(rec.lblock, 3);
+	assert_int_equal(rec.pblock, 0);
+	commit(&j, &jb);
+	assert_int_equal(recover_copies(&j, &c, &why), 0);
+	assert_maps_equal(&j.m, &j.r);
+	assert_true(lb[0] == 3 && sq[0] == 1);
+	assert_true(lb[1] == 4 && lb[2] == 5);
+	assert_true(lb[3] == EW_META_COPY_NONE);
+	/*
+	 * seq 2: block 3's delayed replica landed (slot 0 released); block
+	 * 4 overwritten with a new copy in slot 5 (slot 1 released); block
+	 * 5 discarded (its slot with it); an UNCOPY naming another block
+	 * leaves the slot alone
+	 */
+	ew_meta_jbuf_init(&jb, buf);
+	remap(&jb, &j.m, 3, 1, 20);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 3, 0, false), 0);
+	remap(&jb, &j.m, 4, 0, 21);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 4, 5, true), 0);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 4, 1, false), 0);
+	assert_int_equal(ew_meta_jbuf_log_copy(&jb, 7, 5, false), 0);
+	assert_int_equal(ew_meta_jbuf_log_discard(&jb, 5, 1), 0);
+	commit(&j, &jb);
+	assert_int_equal(recover_copies(&j, &c, &why), 0);
+	assert_true(lb[0] == EW_META_COPY_NONE);
+	assert_true(lb[1] == EW_META_COPY_NONE);
+	assert_true(lb[2] == EW_META_COPY_NONE);
+	assert_true(lb[5] == 4 && sq[5] == 2);
+	/* the plain replay ignores copies and gives the same map */
+	{
+		struct ew_map once;
+		u64 end;
+
+		assert_int_equal(ew_map_init(&once, j.m.nr_blocks, 2), 0);
+		memcpy(once.pblock, j.r.pblock, j.m.nr_blocks * 2 * sizeof(u32));
+		memcpy(once.uptodate, j.r.uptodate, j.m.nr_blocks);
+		assert_int_equal(recover(&j, &end, &why), 0);
+		assert_int_equal(end, 3);
+		assert_maps_equal(&once, &j.r);
+		ew_map_destroy(&once);
+	}
+	ew_map_destroy(&j.r);
+	jfix_destroy(&j);
+}
+
+/* A COPY record outside the slots, or in an array without them: corrupt. */
+static void test_jcopy_bad_record(void **state)
+{
+	static const char *const lines[] = { EW4 " 0", EW4JC " 0" };
+	struct ew_meta_rec rec = { .type = EW_JREC_COPY, .lblock = 1 };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		struct jfix j = { 0 };
+		struct ew_meta_jbuf jb;
+		const char *why = NULL;
+		u8 buf[JS];
+		u64 end;
+
+		jfix_init(&j, lines[i]);
+		ew_meta_jbuf_init(&jb, buf);
+		remap(&jb, &j.m, 0, 0, 1);
+		rec.slot = j.f.sb.copy_slots;	/* one past the last */
+		assert_int_equal(ew_meta_jbuf_add(&jb, &rec), 0);
+		commit(&j, &jb);
+		assert_int_equal(recover(&j, &end, &why), -EINVAL);
+		assert_string_equal(why, "bad record in journal block");
+		assert_int_equal(ew_map_pblock(&j.r, 0, 0), NONE);
+		ew_map_destroy(&j.r);
+		jfix_destroy(&j);
+	}
+	/* a type past UNCOPY is not added */
+	{
+		struct ew_meta_jbuf jb;
+		u8 buf[JS];
+
+		ew_meta_jbuf_init(&jb, buf);
+		rec.type = EW_JREC_UNCOPY + 1;
+		assert_int_equal(ew_meta_jbuf_add(&jb, &rec), -EINVAL);
+	}
+}
+
 /* --- member labels --- */
 
 static void test_label(void **state)
@@ -1301,8 +1596,12 @@ static void test_errors_listed(void **state)
 	(void)state;
 	/* the on-disk structures have the documented sizes and offsets */
 	assert_int_equal(sizeof(struct ew_meta_hdr), 64);
-	assert_int_equal(sizeof(struct ew_meta_sb_disk), 736);
+	assert_int_equal(sizeof(struct ew_meta_sb_disk), 752);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_failed), 720);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, copy_start), 736);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, copy_slots), 744);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, copy_slot_blocks),
+			 748);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, journal_seq), 200);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_gen), 208);
 	assert_int_equal(sizeof(struct ew_meta_label_disk), 120);
@@ -1339,6 +1638,11 @@ int main(void)
 		cmocka_unit_test(test_replay_one_copy_damaged),
 		cmocka_unit_test(test_replay_stale_lap_copy),
 		cmocka_unit_test(test_replay_bad_record),
+		cmocka_unit_test(test_jcopy_sb),
+		cmocka_unit_test(test_jcopy_check_table),
+		cmocka_unit_test(test_jcopy_slot),
+		cmocka_unit_test(test_jcopy_replay),
+		cmocka_unit_test(test_jcopy_bad_record),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_map_check),
 		cmocka_unit_test(test_crash_model),

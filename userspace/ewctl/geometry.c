@@ -97,7 +97,7 @@ void ewctl_print_geometry(FILE *f, const struct ew_table_args *t,
 			(unsigned long long)g->p.disk_sectors,
 			(unsigned long long)g->disk_blocks,
 			(unsigned long long)EW_MEMBER_DATA_OFFSET_SECTORS,
-			(unsigned long long)ew_meta_size_sectors(g),
+			(unsigned long long)ew_meta_table_size_sectors(g, t),
 			(unsigned long long)(g->capacity_blocks * bs),
 			(unsigned long long)(g->capacity_blocks * bs * 512),
 			(unsigned long long)g->capacity_blocks,
@@ -136,7 +136,7 @@ void ewctl_print_geometry(FILE *f, const struct ew_table_args *t,
 		(unsigned long long)EW_MEMBER_DATA_OFFSET_SECTORS);
 	pr_size(f, "capacity", g->capacity_blocks * bs);
 	pr_size(f, "length", g->len_blocks * bs);
-	pr_size(f, "metadata", ew_meta_size_sectors(g));
+	pr_size(f, "metadata", ew_meta_table_size_sectors(g, t));
 	if (g->p.layout == EW_LAYOUT_DDM)
 		fprintf(f, "%-16s %u pairs (home and partner each)\n",
 			"stripe width", g->width);
