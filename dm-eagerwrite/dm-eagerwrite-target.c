@@ -283,6 +283,13 @@ struct ew_array {
 	u32 nr;
 	u32 block_sectors;
 	u32 need_delayed;		/* entries a write reserves */
+	/*
+	 * Replicas a write waits for: args.sync, except with journal_copy,
+	 * whose copies this module does not write yet: such a write waits
+	 * for two replicas (sync 2), never for one without a second copy.
+	 * args keeps the table as given (TABLE reloads it exactly).
+	 */
+	u32 sync;
 
 	spinlock_t lock;		/* see "Locking" at the top */
 	struct ew_member *m;
@@ -1085,7 +1092,7 @@ enum ew_map_result {
 static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 				   struct ew_io *io, gfp_t gfp)
 {
-	u32 mirrors = a->geom.p.mirrors, sync = a->args.sync;
+	u32 mirrors = a->geom.p.mirrors, sync = a->sync;
 	bool eager = ew_layout_eager(a->geom.p.layout);
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS];
@@ -2659,7 +2666,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	a->args = t->args;
 	a->block_sectors = g->p.block_sectors;
 	a->meta_dev = t->meta->bdev->bd_dev;
-	a->need_delayed = g->p.mirrors - t->args.sync +
+	a->sync = t->args.journal_copy ? 2 : t->args.sync;
+	a->need_delayed = g->p.mirrors - a->sync +
 		(g->p.layout == EW_LAYOUT_DDM ? 1 : 0);
 	spin_lock_init(&a->lock);
 	bio_list_init(&a->deferred);
@@ -2961,7 +2969,8 @@ static bool ew_array_matches(const struct ew_array *a,
 	    x->dilution_x100 != y->dilution_x100 || x->sync != y->sync ||
 	    x->chunk_sectors != y->chunk_sectors ||
 	    x->block_size != y->block_size ||
-	    x->delay_queue != y->delay_queue || a->nr != t->nr ||
+	    x->delay_queue != y->delay_queue ||
+	    x->journal_copy != y->journal_copy || a->nr != t->nr ||
 	    a->geom.len_blocks * a->block_sectors != t->ti->len)
 		return false;
 	/*
@@ -3023,6 +3032,10 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (ew_table_risk(&t->args))
 		DMWARN("%s: %s; one member failure in that window loses it",
 		       dm_table_device_name(ti->table), ew_table_risk(&t->args));
+	if (t->args.journal_copy)
+		DMWARN("%s: journal_copy: %s",
+		       dm_table_device_name(ti->table),
+		       "copies are not written by this version; a write waits for two replicas (sync 2)");
 	if (t->args.delay_queue < t->args.mirrors - t->args.sync + 1) {
 		ti->error = "delay_queue smaller than the replicas of one write";
 		ret = -EINVAL;
@@ -3079,7 +3092,8 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Data devices too large for 32-bit block numbers";
 		goto bad;
 	}
-	if (bdev_nr_sectors(t->meta->bdev) < ew_meta_size_sectors(g)) {
+	if (bdev_nr_sectors(t->meta->bdev) <
+	    ew_meta_table_size_sectors(g, &t->args)) {
 		ti->error = "Metadata device too small";
 		goto bad;
 	}

@@ -1,0 +1,176 @@
+#!/bin/bash
+# vm-run: --disks 2 --disk-size 48M --meta-size 16M --timeout 900
+#
+# journal_copy (issue 16 item 2): with `sync 1 journal_copy N`, no
+# acknowledged write is lost to one member failure inside Delay's window,
+# where plain `sync 1` loses (the control, as test-sync-window.sh shows).
+# Also the table key as the kernel takes it: refused without sync 1, a
+# metadata device too small for the copy slots refused, TABLE reloads
+# the key exactly.
+#
+# Two members, each a dm-ewfault device over a guest disk (layout ew by
+# default, mirrors 2), as in test-sync-window.sh:
+#  - member 1 looks expensive to the head predictor (disk_param
+#    overhead_ns 50 ms), so that a sync 1 write's foreground replica goes
+#    to member 0, and member 1's completions are held DELAY_MS (ewfault
+#    delay_ms): its delayed replicas stay not current;
+#  - generation-checked writes (ewprobe write, target-lib.sh gen_write),
+#    NBLK of them over GEN_BLOCKS blocks, each fdatasync'ed: the log has
+#    every acknowledged write;
+#  - member 0 becomes dm-error, member 1's delay ends;
+#  - gen_verify: every acknowledged write reads back, none older.
+# Control (sync 1 without journal_copy): some acknowledged writes are lost
+#   (the test fails if none is, so that it can tell the two apart).
+# journal_copy: 0 lost.  The writer runs in the background and the
+#   failure comes after it has acknowledged its writes or after WAIT_S
+#   seconds, whichever is first: a version that makes a write wait for
+#   its second replica (the fallback to sync 2) is still correct here,
+#   only slow, and the time the writes took is printed.
+#
+# EW_JCOPY_LAYOUTS="raid10 ddm ew" runs more layouts.
+# Prints "ok - NAME" / "not ok - NAME".
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+GEN_BLOCKS=16
+# shellcheck source=tests/vm/target-lib.sh
+. "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
+
+layouts=${EW_JCOPY_LAYOUTS:-"ew"}
+DEV=ewj
+NBLK=16
+SLOTS=64
+DELAY_MS=30000
+WAIT_S=20
+
+load_target || { notok "module loaded"; finish; }
+ok "module loaded"
+load_ewfault || { notok "ewfault module loaded"; finish; }
+ok "ewfault module loaded"
+# shellcheck disable=SC2206
+D=($EW_DISKS)
+[ "${#D[@]}" -ge 2 ] || { notok "two disks (have ${#D[@]})"; finish; }
+SZ=$(blockdev --getsz "${D[0]}")
+
+# table LAYOUT SYNC [SLOTS [META]]: the line, with journal_copy SLOTS
+# added to the layout arguments when given (ewctl has no option for it)
+table() {
+	local line
+	line=$(ewctl table --layout "$1" --sync "$2" --len 8M \
+		--metadata "${4:-$EW_META}" /dev/mapper/ewq0 /dev/mapper/ewq1 \
+		2>/dev/null) || return 1
+	[ -n "${3:-}" ] || { echo "$line"; return 0; }
+	echo "$line" | awk -v s="$3" '{
+		n = $5; $5 = n + 2
+		out = $1
+		for (i = 2; i <= NF; i++) {
+			out = out " " $i
+			if (i == 5 + n) out = out " journal_copy " s
+		}
+		print out }'
+}
+# setup LAYOUT SYNC [SLOTS]: a new array over two ewfault members,
+# member 1 costly to the predictor
+setup() {
+	ewfault_members ewq 2 || return 1
+	dmsetup create "$DEV" --table "$(table "$@")" || return 1
+	dmsetup message "$DEV" 0 disk_param 1 overhead_ns 50000000
+}
+teardown() {
+	dmsetup message ewq1 0 clear 2>/dev/null
+	[ -n "${wpid:-}" ] && wait "$wpid" 2>/dev/null
+	wpid=
+	dmsetup remove "$DEV" 2>/dev/null
+	dmsetup remove ewq0 2>/dev/null
+	dmsetup remove ewq1 2>/dev/null
+	dmsetup remove ewjmeta 2>/dev/null
+}
+refused() {	# refused TABLE: the constructor refuses it
+	! dmsetup create "$DEV" --table "$1" 2>/dev/null
+}
+table_names_key() {
+	dmsetup table "$DEV" | grep -q " sync 1 journal_copy $SLOTS "
+}
+kill_member0() {
+	dmsetup reload ewq0 --table "0 $SZ error" && dmsetup resume ewq0
+}
+# acked: acknowledged writes in the generation log so far
+acked() {
+	local n
+	n=$(grep -c '^EWPROBE ack ' "/tmp/gen-$DEV.log" 2>/dev/null)
+	echo "${n:-0}"
+}
+# window LAYOUT SYNC [SLOTS]: writes with member 1 held, member 0 fails,
+# member 1 released; sets $ackd, $secs; leaves the array for gen_verify
+window() {
+	local t0 _
+	setup "$@" || return 1
+	dmsetup message ewq1 0 delay_ms $DELAY_MS || return 1
+	t0=$(date +%s)
+	gen_write "$DEV" $NBLK &
+	wpid=$!
+	for _ in $(seq $((WAIT_S * 10))); do
+		kill -0 "$wpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	secs=$(($(date +%s) - t0))
+	ackd=$(acked)
+	kill_member0 || return 1
+	dmsetup message ewq1 0 clear || return 1
+	wait "$wpid"
+	wpid=
+	return 0
+}
+
+for layout in $layouts; do
+	klog_mark
+	# the key as the kernel takes it
+	ewfault_members ewq 2
+	check "$layout: journal_copy without sync 1 refused" \
+		refused "$(table "$layout" 2 $SLOTS)"
+	check "$layout: ... with its message" klog_has "journal_copy needs sync 1"
+	# a metadata device large enough without the slots, too small with them
+	need=$(ewctl geometry --disks 2 --disk-size "${SZ}s" --layout "$layout" \
+		--len 8M --json 2>/dev/null |
+		sed -n 's/.*"meta_sectors": \([0-9]*\).*/\1/p')
+	if check "$layout: metadata size without copy slots ($need sectors)" \
+		test -n "$need" &&
+		check "$layout: a metadata device of that size" \
+			dmsetup create ewjmeta --table "0 $need linear $EW_META 0"; then
+		check "$layout: journal_copy $SLOTS on it refused" \
+			refused "$(table "$layout" 1 $SLOTS /dev/mapper/ewjmeta)"
+		check "$layout: ... Metadata device too small" \
+			klog_has "Metadata device too small"
+	fi
+	teardown
+	if check "$layout sync 1 journal_copy $SLOTS: array" setup "$layout" 1 $SLOTS; then
+		check "$layout journal_copy: TABLE names it" table_names_key
+		check "$layout journal_copy: TABLE reloads exactly" \
+			table_round_trip "$DEV"
+	fi
+	teardown
+
+	# the control: plain sync 1 loses acknowledged writes in the window
+	ackd=0 secs=0
+	if check "$layout sync 1: window" window "$layout" 1; then
+		note "$layout sync 1: $ackd writes acknowledged in ${secs}s before the failure"
+		if gen_verify "$DEV"; then
+			notok "$layout sync 1: acknowledged writes lost in the window (none lost: the control cannot tell)"
+		else
+			ok "$layout sync 1: acknowledged writes lost in the window (the control)"
+		fi
+	fi
+	teardown
+	# journal_copy: nothing acknowledged is lost
+	ackd=0 secs=0
+	if check "$layout sync 1 journal_copy $SLOTS: window" \
+		window "$layout" 1 $SLOTS; then
+		note "$layout journal_copy: $ackd writes acknowledged in ${secs}s before the failure"
+		check "$layout journal_copy: writes acknowledged" test "$(acked)" -gt 0
+		check "$layout journal_copy: no acknowledged write lost to one member failure" \
+			gen_verify "$DEV"
+	fi
+	teardown
+	check "$layout: kernel log clean" klog_clean
+done
+finish
