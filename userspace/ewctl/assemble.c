@@ -312,8 +312,15 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	t.chunk_sectors = sb->chunk_sectors;
 	t.block_size = sb->block_size;
 	t.delay_queue = sb->delay_queue;
+	/*
+	 * An array with copy slots last loaded with sync 1 gets them back:
+	 * without the key it would run sync 1's window.
+	 */
+	if (sb->sync == 1)
+		t.journal_copy = sb->copy_slots;
 	for (i = 0; i < EW_KEY_NR; i++)
-		if (ew_key_allowed(i, t.layout))
+		if (ew_key_allowed(i, t.layout) &&
+		    (i != EW_KEY_JOURNAL_COPY || t.journal_copy))
 			t.given |= 1U << i;
 	t.metadata_dev = pl->meta->path;
 	t.nr_disks = sb->nr_disks;
