@@ -68,6 +68,21 @@ if run 0 "$ewctl" geometry --disks 36 --disk-size 2099200s --len 1G --json &&
    [ "$(json_get len_sectors)" = 2097152 ]; then ok "geometry 2x9x2 json"
 else nok "geometry 2x9x2 json" "rc=$rc" "$out"; fi
 
+# --journal-copy: the copy slots after the checkpoints (1 + 1 blocks each)
+if run 0 "$ewctl" geometry --disks 36 --disk-size 2099200s --len 1G --sync 1 \
+	--journal-copy 100 --json &&
+   [ "$(json_get meta_sectors)" = $((17568 + 100 * 2 * 8)) ]; then
+	ok "geometry --journal-copy 100: 1600 sectors more metadata"
+else nok "geometry --journal-copy 100: 1600 sectors more metadata" "rc=$rc" "$out"; fi
+if run 0 "$ewctl" table --layout ew --sync 1 --journal-copy 64 --metadata "$tmp/meta" \
+	"${devs4[@]}" && grep -q ' eagerwrite ew 4 sync 1 journal_copy 64 ' <<<"$out" &&
+   [ -z "$err" ]; then
+	ok "table --sync 1 --journal-copy 64: the key, no sync 1 warning"
+else nok "table --sync 1 --journal-copy 64: the key, no sync 1 warning" "$out" "$err"; fi
+expect_err "table --journal-copy without --sync 1 refused" 1 \
+	"journal_copy needs sync 1" \
+	"$ewctl" table --journal-copy 64 --metadata "$tmp/meta" "${devs4[@]}"
+
 # default len is the capacity: region is the whole member, Ds 1
 if run 0 "$ewctl" geometry --disks 36 --disk-size 1025MiB --json &&
    [ "$(json_get len_sectors)" = "$(json_get capacity_sectors)" ] &&

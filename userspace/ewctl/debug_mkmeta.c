@@ -263,7 +263,8 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 		return EWCTL_FAIL;
 	if (ew_meta_sb_check_size(&k.sb, bytes / 512, &why)) {
 		fprintf(stderr, "%s: %s (%llu sectors needed)\n", ewctl_prog,
-			why, (unsigned long long)ew_meta_size_sectors(&k.g));
+			why,
+			(unsigned long long)ew_meta_table_size_sectors(&k.g, &t));
 		return EWCTL_FAIL;
 	}
 	/* the format, as the target does it: labels, slot 1 cleared, slot 0 */

@@ -71,7 +71,9 @@ enum {
 	{ "block-size", required_argument, NULL,			\
 	  EWCTL_OPT_KEY0 + EW_KEY_BLOCK_SIZE },				\
 	{ "delay-queue", required_argument, NULL,			\
-	  EWCTL_OPT_KEY0 + EW_KEY_DELAY_QUEUE }
+	  EWCTL_OPT_KEY0 + EW_KEY_DELAY_QUEUE },			\
+	{ "journal-copy", required_argument, NULL,			\
+	  EWCTL_OPT_KEY0 + EW_KEY_JOURNAL_COPY }
 
 /* Handles a layout option; returns false if opt is not one. */
 bool ewctl_layout_opt(struct ewctl_layout_opts *o, int opt, const char *arg);

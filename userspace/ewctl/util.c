@@ -35,7 +35,9 @@ void ewctl_layout_help(FILE *f)
 "                          replica is written loses the write)\n"
 "  --chunk-sectors N       stripe unit, power of two >= one block (128)\n"
 "  --block-size BYTES      4096..65536, power of two (4096)\n"
-"  --delay-queue N         pending background replicas, 1..10000000 (10000)\n");
+"  --delay-queue N         pending background replicas, 1..10000000 (10000)\n"
+"  --journal-copy N        with --sync 1: N copy slots on the metadata\n"
+"                          device, 1..1048576 (none; dm-eagerwrite(7))\n");
 }
 
 int ewctl_parse_table(const struct ewctl_layout_opts *o, const char *meta,
