@@ -53,21 +53,10 @@ D=($EW_DISKS)
 SZ=$(blockdev --getsz "${D[0]}")
 
 # table LAYOUT SYNC [SLOTS [META]]: the line, with journal_copy SLOTS
-# added to the layout arguments when given (ewctl has no option for it)
 table() {
-	local line
-	line=$(ewctl table --layout "$1" --sync "$2" --len 8M \
-		--metadata "${4:-$EW_META}" /dev/mapper/ewq0 /dev/mapper/ewq1 \
-		2>/dev/null) || return 1
-	[ -n "${3:-}" ] || { echo "$line"; return 0; }
-	echo "$line" | awk -v s="$3" '{
-		n = $5; $5 = n + 2
-		out = $1
-		for (i = 2; i <= NF; i++) {
-			out = out " " $i
-			if (i == 5 + n) out = out " journal_copy " s
-		}
-		print out }'
+	ewctl table --layout "$1" --sync "$2" ${3:+--journal-copy "$3"} \
+		--len 8M --metadata "${4:-$EW_META}" \
+		/dev/mapper/ewq0 /dev/mapper/ewq1 2>/dev/null
 }
 # setup LAYOUT SYNC [SLOTS]: a new array over two ewfault members,
 # member 1 costly to the predictor
@@ -127,7 +116,7 @@ for layout in $layouts; do
 	# the key as the kernel takes it
 	ewfault_members ewq 2
 	check "$layout: journal_copy without sync 1 refused" \
-		refused "$(table "$layout" 2 $SLOTS)"
+		refused "$(table "$layout" 1 $SLOTS | sed 's/ sync 1 / sync 2 /')"
 	check "$layout: ... with its message" klog_has "journal_copy needs sync 1"
 	# a metadata device large enough without the slots, too small with them
 	need=$(ewctl geometry --disks 2 --disk-size "${SZ}s" --layout "$layout" \
