@@ -1092,7 +1092,9 @@ int ew_meta_copy_check(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
 	    memcmp(h->uuid, sb->uuid, EW_META_UUID_SIZE) ||
 	    le64_to_cpu(h->blocknr) != ew_meta_copy_blocknr(sb, slot) ||
 	    le32_to_cpu(h->nr) != sb->block_size ||
-	    le64_to_cpu(h->seq) != seq || le64_to_cpu(h->aux) != lblock) {
+	    (le64_to_cpu(h->seq) != seq &&
+	     le64_to_cpu(h->seq) >= sb->journal_seq) ||
+	    le64_to_cpu(h->aux) != lblock) {
 		*why = E_CP_HDR;
 		return -EINVAL;
 	}

@@ -510,7 +510,12 @@ u64 ew_meta_copy_encode(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
 /*
  * Is hdr (and data) the copy slot the journal says, for lblock, written
  * for journal block seq, with the data it was written with?  -EINVAL
- * with *why (a stale or torn slot is never restored).
+ * with *why (a stale or torn slot is never restored).  A header written
+ * before the journal the superblock replays (seq < sb->journal_seq) is
+ * a copy a checkpoint carried: the checkpoint logged its COPY again at
+ * or after journal_seq without rewriting the slot (a slot is rewritten
+ * only after an UNCOPY of it is durable, and then under a later COPY,
+ * whose header carries that COPY's seq: the replay keeps the last one).
  */
 int ew_meta_copy_check(const struct ew_meta_sb *sb, u32 slot, u64 lblock,
 		       u64 seq, const void *hdr, const void *data,

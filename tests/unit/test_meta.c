@@ -1155,6 +1155,17 @@ static void test_jcopy_slot(void **state)
 			 -EINVAL);
 	assert_int_equal(ew_meta_copy_check(&f.sb, 16, 9, 40, hdr, data, &why),
 			 -EINVAL);
+	/*
+	 * a copy carried by a checkpoint: written before the journal the
+	 * superblock replays, named again by a COPY in it
+	 */
+	other = f;
+	other.sb.journal_seq = 41;
+	assert_int_equal(ew_meta_copy_check(&other.sb, 3, 9, 45, hdr, data,
+					    &why), 0);
+	other.sb.journal_seq = 40;
+	assert_int_equal(ew_meta_copy_check(&other.sb, 3, 9, 45, hdr, data,
+					    &why), -EINVAL);
 	/* another array's slot */
 	other = f;
 	other.sb.uuid[0] ^= 1;
