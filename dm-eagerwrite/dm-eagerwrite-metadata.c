@@ -61,6 +61,7 @@
 #include <linux/delay.h>
 #include <linux/dm-io.h>
 #include <linux/bitops.h>
+#include <linux/hash.h>
 #include <linux/ioprio.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -78,6 +79,7 @@
 /* A member flush that fails is retried for about 5 s (see the commit). */
 #define EW_MD_FLUSH_TRIES	25
 #define EW_MD_FLUSH_RETRY_MS	200
+#define EW_MD_COPY_HASH_BITS	10	/* live copies by logical block */
 
 struct ew_md {
 	/* set at open */
@@ -116,6 +118,55 @@ struct ew_md {
 	u64 commits;
 	u64 checkpoints;
 	bool failed;
+
+	/* journal copies (see "Copy slots"); under *lock */
+	struct ew_md_copy *copy;	/* copy_nr of them */
+	u32 copy_nr;
+	u32 *copy_free;			/* a stack of free slots */
+	u32 copy_nfree;
+	u32 *copy_fifo;			/* released, UNCOPY not yet durable */
+	u32 copy_fhead, copy_fcount;
+	u32 *copy_dirty;		/* a ring: filled, not yet written */
+	u32 copy_dhead, copy_dcount;
+	bool copy_hold;			/* a checkpoint waits: no new copy */
+	struct hlist_head copy_hash[1 << EW_MD_COPY_HASH_BITS]; /* LIVE */
+	void (*page_put)(void *ctx, struct page *page);
+	void *page_ctx;
+};
+
+/*
+ * Copy slots (Documentation/eagerwrite.rst, "Journal copies").  A slot
+ * is FREE (on copy_free), RESERVED by a write in flight, LIVE (its COPY
+ * record logged at seq; dirty until the commit wrote it) or RELEASED
+ * (its UNCOPY logged at seq, on copy_fifo until that block is durable
+ * and the entry let it go: a slot is reused only after the record that
+ * made it unneeded is durable, so that a replay never finds a COPY whose
+ * slot holds another block).  A copy ends when its delayed entry ends
+ * (ew_md_copy_release) or, earlier, when a newer write of its block
+ * commits (ew_md_log_write): the UNCOPY then goes in the journal block
+ * of the write's records, so that a replay never restores a copy older
+ * than a durable write.  The data of a dirty slot is a page of the target's pool,
+ * shared with the delayed entry that holds the copy: when the entry
+ * gives it up first (page_owned), the commit gives it back through
+ * page_put after writing it.
+ */
+enum {
+	EW_MD_COPY_FREE,
+	EW_MD_COPY_RESERVED,
+	EW_MD_COPY_LIVE,
+	EW_MD_COPY_RELEASED,
+};
+
+struct ew_md_copy {
+	struct hlist_node hnode;	/* copy_hash, while LIVE */
+	u64 lblock;
+	u64 seq;
+	struct page *page;		/* while dirty */
+	u32 gen;
+	u8 state;
+	bool dirty;
+	bool page_owned;
+	bool held;			/* by its delayed entry */
 };
 
 /* ---------------------------------------------------------------- */
@@ -319,6 +370,31 @@ u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas)
 	return md->open_seq;
 }
 
+struct ew_md_copy;
+static struct ew_md_copy *ew_md_copy_lookup(struct ew_md *md, u64 lblock);
+static void ew_md_copy_end(struct ew_md *md, struct ew_md_copy *c, u32 slot);
+
+u64 ew_md_log_write(struct ew_md *md, u64 lblock, u8 replicas)
+{
+	struct ew_md_copy *c = NULL;
+	u32 units = hweight8(replicas);
+
+	lockdep_assert_held(md->lock);
+	if (md->copy_nr)
+		c = ew_md_copy_lookup(md, lblock);
+	if (!c || md->failed)
+		return ew_md_log_block(md, lblock, replicas);
+	/* the write's records and the older copy's UNCOPY in one block */
+	if (!ew_md_make_room(md, units + 1)) {
+		WRITE_ONCE(md->failed, true);
+		DMERR_LIMIT("journal overflow: array is read-only");
+		return 0;
+	}
+	ew_md_log_block(md, lblock, replicas);
+	ew_md_copy_end(md, c, c - md->copy);
+	return md->open_seq;
+}
+
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count)
 {
 	lockdep_assert_held(md->lock);
@@ -386,6 +462,318 @@ void ew_md_stats(struct ew_md *md, struct ew_md_stats *st)
 	st->checkpoints = md->checkpoints;
 }
 
+/* ---------------------------------------------------------------- */
+/* Copy slots, under the lock (see "Copy slots" above). */
+
+u32 ew_md_copy_slots(struct ew_md *md)
+{
+	return md->copy_nr;
+}
+
+static struct hlist_head *ew_md_copy_bucket(struct ew_md *md, u64 lblock)
+{
+	return &md->copy_hash[hash_64(lblock, EW_MD_COPY_HASH_BITS)];
+}
+
+/* Released slots whose UNCOPY is durable become free. */
+static void ew_md_copy_reclaim(struct ew_md *md)
+{
+	struct ew_md_copy *c;
+	u32 slot;
+
+	while (md->copy_fcount) {
+		slot = md->copy_fifo[md->copy_fhead];
+		c = &md->copy[slot];
+		if (c->seq > md->durable_seq && !md->failed)
+			break;
+		md->copy_fhead = (md->copy_fhead + 1) % md->copy_nr;
+		md->copy_fcount--;
+		c->state = EW_MD_COPY_FREE;
+		md->copy_free[md->copy_nfree++] = slot;
+	}
+}
+
+int ew_md_copy_get(struct ew_md *md)
+{
+	u32 slot;
+
+	lockdep_assert_held(md->lock);
+	if (!md->copy_nr || md->copy_hold)
+		return -1;
+	ew_md_copy_reclaim(md);
+	if (!md->copy_nfree)
+		return -1;
+	slot = md->copy_free[--md->copy_nfree];
+	md->copy[slot].state = EW_MD_COPY_RESERVED;
+	return slot;
+}
+
+bool ew_md_copy_room(struct ew_md *md)
+{
+	lockdep_assert_held(md->lock);
+	if (md->copy_hold)
+		return false;
+	ew_md_copy_reclaim(md);
+	return md->copy_nfree;
+}
+
+/* Pages md still holds go back before the pool is freed (destructor). */
+void ew_md_copy_drop_pages(struct ew_md *md)
+{
+	u32 i;
+
+	lockdep_assert_held(md->lock);
+	for (i = 0; i < md->copy_nr; i++) {
+		struct ew_md_copy *c = &md->copy[i];
+
+		if (c->page_owned)
+			md->page_put(md->page_ctx, c->page);
+		c->page = NULL;
+		c->page_owned = false;
+	}
+}
+
+void ew_md_copy_cancel(struct ew_md *md, u32 slot)
+{
+	lockdep_assert_held(md->lock);
+	if (WARN_ON_ONCE(md->copy[slot].state != EW_MD_COPY_RESERVED))
+		return;
+	md->copy[slot].state = EW_MD_COPY_FREE;
+	md->copy_free[md->copy_nfree++] = slot;
+}
+
+static u64 ew_md_log_copy(struct ew_md *md, u64 lblock, u32 slot, bool copy)
+{
+	if (md->failed)
+		return 0;
+	ew_md_unreserve(md, 1);
+	if (!ew_md_make_room(md, 1) ||
+	    ew_meta_jbuf_log_copy(&md->open, lblock, slot, copy)) {
+		WRITE_ONCE(md->failed, true);
+		DMERR_LIMIT("journal overflow: array is read-only");
+		return 0;
+	}
+	return md->open_seq;
+}
+
+u64 ew_md_copy_log(struct ew_md *md, u32 slot, u64 lblock, u32 gen,
+		   struct page *page)
+{
+	struct ew_md_copy *c = &md->copy[slot];
+
+	lockdep_assert_held(md->lock);
+	if (WARN_ON_ONCE(c->state != EW_MD_COPY_RESERVED))
+		return 0;
+	c->state = EW_MD_COPY_LIVE;
+	c->lblock = lblock;
+	c->gen = gen;
+	c->page = page;
+	c->page_owned = false;
+	c->held = true;
+	hlist_add_head(&c->hnode, ew_md_copy_bucket(md, lblock));
+	c->seq = ew_md_log_copy(md, lblock, slot, true);
+	c->dirty = true;
+	md->copy_dirty[(md->copy_dhead + md->copy_dcount++) % md->copy_nr] =
+		slot;
+	return c->seq;
+}
+
+/* UNCOPY: the copy is no longer needed (its unit was reserved). */
+static void ew_md_copy_end(struct ew_md *md, struct ew_md_copy *c, u32 slot)
+{
+	hlist_del_init(&c->hnode);
+	c->state = EW_MD_COPY_RELEASED;
+	c->seq = ew_md_log_copy(md, c->lblock, slot, false);
+}
+
+bool ew_md_copy_release(struct ew_md *md, u32 slot)
+{
+	struct ew_md_copy *c = &md->copy[slot];
+	bool keep = false;
+
+	lockdep_assert_held(md->lock);
+	if (WARN_ON_ONCE(!c->held))
+		return false;
+	if (c->dirty) {
+		/* the commit writes it, then gives the page back */
+		c->page_owned = true;
+		keep = true;
+	} else {
+		c->page = NULL;
+	}
+	c->held = false;
+	/* not ended already by a newer write of the block */
+	if (c->state == EW_MD_COPY_LIVE)
+		ew_md_copy_end(md, c, slot);
+	md->copy_fifo[(md->copy_fhead + md->copy_fcount++) % md->copy_nr] =
+		slot;
+	return keep;
+}
+
+static struct ew_md_copy *ew_md_copy_lookup(struct ew_md *md, u64 lblock)
+{
+	struct ew_md_copy *c;
+
+	hlist_for_each_entry(c, ew_md_copy_bucket(md, lblock), hnode)
+		if (c->lblock == lblock)
+			return c;
+	return NULL;
+}
+
+struct page *ew_md_copy_find(struct ew_md *md, u64 lblock, u32 gen)
+{
+	struct ew_md_copy *c;
+
+	lockdep_assert_held(md->lock);
+	if (!md->copy_nr)
+		return NULL;
+	c = ew_md_copy_lookup(md, lblock);
+	return c && c->gen == gen ? c->page : NULL;
+}
+
+int ew_md_copy_recovered(struct ew_md *md, u32 from, u64 *lblock)
+{
+	u32 i;
+
+	lockdep_assert_held(md->lock);
+	for (i = from; i < md->copy_nr; i++) {
+		struct ew_md_copy *c = &md->copy[i];
+
+		if (c->state == EW_MD_COPY_LIVE && !c->held) {
+			*lblock = c->lblock;
+			return i;
+		}
+	}
+	return -1;
+}
+
+void ew_md_copy_adopt(struct ew_md *md, u32 slot, u32 gen,
+		      struct page *page)
+{
+	struct ew_md_copy *c = &md->copy[slot];
+
+	lockdep_assert_held(md->lock);
+	c->held = true;
+	c->gen = gen;
+	c->page = page;
+}
+
+void ew_md_copy_drop(struct ew_md *md, u32 slot)
+{
+	struct ew_md_copy *c = &md->copy[slot];
+
+	lockdep_assert_held(md->lock);
+	c->held = true;
+	ew_md_copy_release(md, slot);
+}
+
+int ew_md_copy_read(struct ew_md *md, u32 slot, void *buf)
+{
+	struct ew_md_copy *c = &md->copy[slot];
+	void *data = md->iobuf + EW_META_BLOCK_SIZE;
+	const char *why;
+	int ret;
+
+	mutex_lock(&md->io_mutex);
+	ret = ew_md_read(md, md->meta, md->iobuf,
+			 ew_meta_copy_blocknr(&md->sb, slot),
+			 md->sb.copy_slot_blocks);
+	if (!ret) {
+		ret = ew_meta_copy_check(&md->sb, slot, c->lblock, c->seq,
+					 md->iobuf, data, &why);
+		if (ret)
+			DMERR("journal copy slot %u (block %llu): %s", slot,
+			      c->lblock, why);
+		else
+			memcpy(buf, data, md->sb.block_size);
+	}
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+void ew_md_copy_stats(struct ew_md *md, u32 *used, u32 *total)
+{
+	lockdep_assert_held(md->lock);
+	*total = md->copy_nr;
+	*used = md->copy_nr - md->copy_nfree;
+}
+
+/*
+ * A checkpoint ends every copy the journal before it named: each live
+ * one is logged again (COPY) in the open block, the first of the journal
+ * the new superblock replays, without rewriting its slot, whose header
+ * keeps the older seq (ew_meta_copy_check() takes a header older than
+ * the replayed journal).  Only checkpoints taken with copies live carry
+ * any: at suspend, at load and at a member replacement; the periodic
+ * one waits until none is (ew_md_checkpoint_due()).  These records were
+ * not reserved: one that finds no room is not logged, said loudly (a
+ * crash after this checkpoint would not restore that copy).
+ */
+static void ew_md_copy_carry(struct ew_md *md)
+{
+	struct ew_md_copy *c;
+	u32 b, dropped = 0;
+
+	for (b = 0; b < ARRAY_SIZE(md->copy_hash); b++) {
+		hlist_for_each_entry(c, &md->copy_hash[b], hnode) {
+			if (md->failed || !ew_md_room(md, 1) ||
+			    !ew_md_make_room(md, 1) ||
+			    ew_meta_jbuf_log_copy(&md->open, c->lblock,
+						  c - md->copy, true)) {
+				dropped++;
+				continue;
+			}
+		}
+	}
+	if (dropped)
+		DMERR("checkpoint: %u journal copies not carried (no journal room)",
+		      dropped);
+}
+
+/*
+ * Process context, io_mutex held: writes the first n dirty slots (those
+ * filled before the commit sealed its blocks), each a header and its
+ * data in one write, before the journal blocks naming them.  The journal
+ * write's REQ_PREFLUSH makes them durable first.
+ */
+static int ew_md_copy_write(struct ew_md *md, u32 n)
+{
+	void *hdr = md->iobuf, *data = md->iobuf + EW_META_BLOCK_SIZE;
+	struct ew_md_copy *c;
+	u64 blocknr;
+	u32 slot;
+	int ret;
+
+	for (; n; n--) {
+		spin_lock_irq(md->lock);
+		if (md->failed || !md->copy_dcount) {
+			spin_unlock_irq(md->lock);
+			break;
+		}
+		slot = md->copy_dirty[md->copy_dhead];
+		md->copy_dhead = (md->copy_dhead + 1) % md->copy_nr;
+		md->copy_dcount--;
+		c = &md->copy[slot];
+		memcpy(data, page_address(c->page), md->jsb.block_size);
+		blocknr = ew_meta_copy_encode(&md->jsb, slot, c->lblock, c->seq,
+					      data, hdr);
+		c->dirty = false;
+		if (c->page_owned) {
+			md->page_put(md->page_ctx, c->page);
+			c->page = NULL;
+			c->page_owned = false;
+		}
+		spin_unlock_irq(md->lock);
+		ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_SYNC, md->iobuf,
+			       blocknr, md->jsb.copy_slot_blocks);
+		if (ret) {
+			ew_md_fail(md, "copy slot write", ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 u64 ew_md_member_errors(struct ew_md *md)
 {
 	u64 e;
@@ -406,7 +794,7 @@ static int __ew_md_set_member_state(struct ew_md *md, u64 failed,
 static int __ew_md_commit(struct ew_md *md)
 {
 	u64 dirty, sole, last, s, bad, dead, first;
-	u32 tries;
+	u32 tries, ncopies;
 	bool again;
 	int ret;
 
@@ -429,6 +817,7 @@ static int __ew_md_commit(struct ew_md *md)
 		}
 		last = md->open_seq - 1;
 		s = md->durable_seq;
+		ncopies = md->copy_dcount;
 		spin_unlock_irq(md->lock);
 		if (last == s)
 			return 0;
@@ -476,6 +865,13 @@ static int __ew_md_commit(struct ew_md *md)
 		if (bad & sole)
 			DMERR("writes lost: members %llx held their only copy",
 			      bad & sole);
+		/*
+		 * 2b. the copy slots its COPY records name, before them
+		 * (journal copies: the second durable copy of a write)
+		 */
+		ret = ew_md_copy_write(md, ncopies);
+		if (ret)
+			return ret;
 		/* 3. then the journal, one block after the other */
 		first = s + 1;
 		for (s = first; s <= last; s++) {
@@ -505,6 +901,8 @@ static int __ew_md_commit(struct ew_md *md)
 		}
 		spin_lock_irq(md->lock);
 		md->commits++;
+		if (md->copy_nr)
+			ew_md_copy_reclaim(md);
 		spin_unlock_irq(md->lock);
 	} while (again);
 	return 0;
@@ -536,6 +934,17 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 	spin_unlock_irq(md->lock);
 	due = !ew_md_failed(md) && open + EW_MD_JBUFS - md->sb.journal_seq >=
 	      md->sb.journal_slots / 2;
+	/*
+	 * A checkpoint ends every copy (replay starts after it): it waits
+	 * until none is live, and no new one starts meanwhile (writes that
+	 * want one wait); the delayed replicas that end them go on.
+	 */
+	if (due && md->copy_nr) {
+		spin_lock_irq(md->lock);
+		md->copy_hold = true;
+		due = md->copy_nfree + md->copy_fcount == md->copy_nr;
+		spin_unlock_irq(md->lock);
+	}
 	mutex_unlock(&md->io_mutex);
 	return due;
 }
@@ -555,9 +964,14 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean)
 	ret = __ew_md_commit(md);
 	if (ret)
 		return ret;
-	/* 1. every map change from here on is in journal block >= start */
+	/*
+	 * 1. every map change from here on is in journal block >= start;
+	 * the live copies are named again there (carried)
+	 */
 	spin_lock_irq(md->lock);
 	start = md->open_seq;
+	if (md->copy_nr)
+		ew_md_copy_carry(md);
 	spin_unlock_irq(md->lock);
 	/* 2. the map, each block encoded under the lock */
 	for (idx = 0; idx < md->sb.ckpt_blocks; idx += n) {
@@ -598,6 +1012,7 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean)
 	md->sb = nsb;
 	spin_lock_irq(md->lock);
 	md->checkpoints++;
+	md->copy_hold = false;
 	spin_unlock_irq(md->lock);
 	return 0;
 }
@@ -783,7 +1198,7 @@ static void ew_md_warn_damaged(const struct ew_meta_sb *sb, u64 seq,
 
 /* Steps 2-5 of recovery on a superblock picked from the slots. */
 static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
-			 const char **error)
+			 const char **error, struct ew_meta_copies *cp)
 {
 	struct ew_meta_jslot_res js;
 	struct ew_meta_sb *sb = &md->sb;
@@ -839,9 +1254,10 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			i = 0;
 			cond_resched();
 		}
-		ret = ew_meta_replay_block(sb, &md->g, md->map, seq,
-					   md->iobuf + i * EW_META_JSLOT_SIZE,
-					   &js, error);
+		ret = ew_meta_replay_block_copies(sb, &md->g, md->map, seq,
+						  md->iobuf +
+						  i * EW_META_JSLOT_SIZE,
+						  cp, &js, error);
 		if (ret < 0) {
 			DMERR("journal seq %llu, metadata block %llu (copy %u): %s",
 			      seq, ew_meta_journal_blocknr(sb, seq) + js.bad_copy,
@@ -914,6 +1330,52 @@ static void ew_md_check_other_slot(struct ew_md *md, u32 slot)
 	ew_meta_sb_skip_lost(&md->sb);
 }
 
+/*
+ * Recovery with journal copies: the replay tracks the live slots (a
+ * COPY durable, its UNCOPY not), which become live copies again with no
+ * page and no entry (ew_md_copy_recovered()); the target restores them.
+ */
+static int ew_md_recover_copies(struct ew_md *md,
+				struct ew_md_open_result *res,
+				const char **error)
+{
+	struct ew_meta_copies c = { .nr = md->copy_nr };
+	struct ew_md_copy *cs;
+	u32 i;
+	int ret;
+
+	if (!md->copy_nr || md->sb.copy_slots != md->copy_nr)
+		return ew_md_recover(md, res, error, NULL);
+	c.lblock = kvmalloc_array(c.nr, sizeof(u64), GFP_KERNEL);
+	c.seq = kvmalloc_array(c.nr, sizeof(u64), GFP_KERNEL);
+	ret = -ENOMEM;
+	*error = E_MD_NOMEM;
+	if (!c.lblock || !c.seq)
+		goto out;
+	for (i = 0; i < c.nr; i++)
+		c.lblock[i] = EW_META_COPY_NONE;
+	ret = ew_md_recover(md, res, error, &c);
+	if (ret)
+		goto out;
+	md->copy_nfree = 0;
+	for (i = c.nr; i--; ) {
+		cs = &md->copy[i];
+		if (c.lblock[i] == EW_META_COPY_NONE) {
+			md->copy_free[md->copy_nfree++] = i;
+			continue;
+		}
+		cs->state = EW_MD_COPY_LIVE;
+		cs->lblock = c.lblock[i];
+		cs->seq = c.seq[i];
+		hlist_add_head(&cs->hnode, ew_md_copy_bucket(md, cs->lblock));
+		res->copies++;
+	}
+out:
+	kvfree(c.lblock);
+	kvfree(c.seq);
+	return ret;
+}
+
 int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	       struct ew_md_open_result *res, const char **error)
 {
@@ -950,6 +1412,27 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		md->jblk[i] = kmalloc(EW_META_JSLOT_SIZE, GFP_KERNEL);
 		if (!md->jblk[i])
 			goto bad;
+	}
+	md->page_put = cfg->page_put;
+	md->page_ctx = cfg->page_ctx;
+	md->copy_nr = cfg->t->journal_copy;
+	if (md->copy_nr) {
+		md->copy = kvcalloc(md->copy_nr, sizeof(*md->copy), GFP_KERNEL);
+		md->copy_free = kvcalloc(md->copy_nr, sizeof(u32), GFP_KERNEL);
+		md->copy_fifo = kvcalloc(md->copy_nr, sizeof(u32), GFP_KERNEL);
+		md->copy_dirty = kvcalloc(md->copy_nr, sizeof(u32),
+					  GFP_KERNEL);
+		if (!md->copy || !md->copy_free || !md->copy_fifo ||
+		    !md->copy_dirty)
+			goto bad;
+		/* slot 0 on top: the first used */
+		for (i = 0; i < md->copy_nr; i++) {
+			md->copy_free[i] = md->copy_nr - 1 - i;
+			INIT_HLIST_NODE(&md->copy[i].hnode);
+		}
+		for (i = 0; i < ARRAY_SIZE(md->copy_hash); i++)
+			INIT_HLIST_HEAD(&md->copy_hash[i]);
+		md->copy_nfree = md->copy_nr;
 	}
 	md->io = dm_io_client_create();
 	if (IS_ERR(md->io)) {
@@ -1033,7 +1516,7 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		if (ret)
 			goto bad;
 		/* 3-5. checkpoint, journal, cross-check */
-		ret = ew_md_recover(md, res, error);
+		ret = ew_md_recover_copies(md, res, error);
 		if (ret)
 			goto bad;
 		res->clean = md->sb.flags & EW_META_SB_CLEAN;
@@ -1059,6 +1542,10 @@ void ew_md_close(struct ew_md *md)
 	for (i = 0; i < EW_MD_JBUFS; i++)
 		kfree(md->jblk[i]);
 	vfree(md->iobuf);
+	kvfree(md->copy);
+	kvfree(md->copy_free);
+	kvfree(md->copy_fifo);
+	kvfree(md->copy_dirty);
 	kfree(md);
 }
 

@@ -33,6 +33,12 @@ struct ew_md_config {
 	spinlock_t *lock;		/* the array lock */
 	struct ew_map *map;		/* the array's map, under *lock */
 	struct ew_dfree *dfree;		/* its deferred-free list, ditto */
+	/*
+	 * journal_copy: gives back a page of the target's pool that held
+	 * a copy slot's data (under *lock, any context)
+	 */
+	void (*page_put)(void *ctx, struct page *page);
+	void *page_ctx;
 };
 
 /* What opening found. */
@@ -47,6 +53,7 @@ struct ew_md_open_result {
 	 * keeps a replica of every block.
 	 */
 	u64 unreadable;
+	u32 copies;			/* live journal copies replayed */
 };
 
 struct ew_md_stats {
@@ -79,6 +86,11 @@ void ew_md_unreserve(struct ew_md *md, u32 units);
 u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas);
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count);
 /*
+ * The same for a foreground write that committed: a live journal copy
+ * of an older generation of lblock ends in the same journal block.
+ */
+u64 ew_md_log_write(struct ew_md *md, u64 lblock, u8 replicas);
+/*
  * A write to member disk completed: the next commit flushes it.  sole:
  * it holds the only acknowledged copy of the write, which a failed flush
  * of disk then loses.
@@ -96,6 +108,44 @@ u64 ew_md_durable_seq(struct ew_md *md);
 /* Deferred frees below this sequence have their remaps durable. */
 u64 ew_md_dfree_safe(struct ew_md *md);
 void ew_md_stats(struct ew_md *md, struct ew_md_stats *st);
+
+/*
+ * Under the lock: journal copies (journal_copy; Documentation/
+ * eagerwrite.rst, "Journal copies").  A write that needs a copy takes a
+ * slot before it starts (ew_md_copy_get: -1 when none is free, or while
+ * a checkpoint waits for the live ones to end: the write waits) and one
+ * journal unit each for its COPY and UNCOPY records.  ew_md_copy_log
+ * logs COPY for lblock at generation gen with its data in page; the
+ * commit that makes the record durable writes the slot first.  page
+ * stays the caller's; ew_md_copy_release logs UNCOPY and returns true
+ * when the slot is not written yet: the page is then md's until the
+ * commit wrote it, and given back through page_put.  The slot is free
+ * again once the UNCOPY is durable.  ew_md_copy_find: the page of a
+ * live copy of lblock at gen, or NULL.
+ */
+u32 ew_md_copy_slots(struct ew_md *md);
+int ew_md_copy_get(struct ew_md *md);
+bool ew_md_copy_room(struct ew_md *md);
+void ew_md_copy_drop_pages(struct ew_md *md);
+void ew_md_copy_cancel(struct ew_md *md, u32 slot);
+u64 ew_md_copy_log(struct ew_md *md, u32 slot, u64 lblock, u32 gen,
+		   struct page *page);
+bool ew_md_copy_release(struct ew_md *md, u32 slot);
+struct page *ew_md_copy_find(struct ew_md *md, u64 lblock, u32 gen);
+void ew_md_copy_stats(struct ew_md *md, u32 *used, u32 *total);
+/*
+ * After a load, the live copies the replay found (no entry holds them):
+ * ew_md_copy_recovered gives the next from slot from on (-1: none), under
+ * the lock; ew_md_copy_read reads and checks one into buf (process
+ * context, -EINVAL when the slot is not the copy the journal names);
+ * the target then gives it an entry and a page (ew_md_copy_adopt) or
+ * ends it (ew_md_copy_drop: UNCOPY, one unit reserved).
+ */
+int ew_md_copy_recovered(struct ew_md *md, u32 from, u64 *lblock);
+int ew_md_copy_read(struct ew_md *md, u32 slot, void *buf);
+void ew_md_copy_adopt(struct ew_md *md, u32 slot, u32 gen,
+		      struct page *page);
+void ew_md_copy_drop(struct ew_md *md, u32 slot);
 
 /* Any context, no lock: the failure latch. */
 bool ew_md_failed(struct ew_md *md);

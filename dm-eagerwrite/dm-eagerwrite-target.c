@@ -265,7 +265,10 @@ struct ew_delayed {
 	u32 dst_disk;
 	u32 dst;
 	struct page *page;		/* the data of gen, or NULL */
+	u32 slot;			/* its journal copy, or EW_NO_SLOT */
 };
+
+#define EW_NO_SLOT		U32_MAX
 
 struct ew_array {
 	struct list_head list;		/* ew_arrays */
@@ -284,12 +287,13 @@ struct ew_array {
 	u32 block_sectors;
 	u32 need_delayed;		/* entries a write reserves */
 	/*
-	 * Replicas a write waits for: args.sync, except with journal_copy,
-	 * whose copies this module does not write yet: such a write waits
-	 * for two replicas (sync 2), never for one without a second copy.
-	 * args keeps the table as given (TABLE reloads it exactly).
+	 * Replicas a write waits for: args.sync, except with journal_copy
+	 * on a rotating metadata device, where a copy would cost a seek:
+	 * such a write waits for two replicas (sync 2).  args keeps the
+	 * table as given (TABLE reloads it exactly).
 	 */
 	u32 sync;
+	bool jcopy;			/* journal copies written */
 
 	spinlock_t lock;		/* see "Locking" at the top */
 	struct ew_member *m;
@@ -307,6 +311,7 @@ struct ew_array {
 	/* see "Delayed-write pages" */
 	struct page **dpages;		/* free pages for delayed data */
 	u32 dpages_nr, dpages_free;	/* allocated, free (a stack) */
+	u32 dpages_resv;		/* ... promised to journal copies */
 	u64 delay_fallbacks;		/* write entries queued with none */
 	struct dm_io_client *io;	/* delayed replicas from memory */
 	u32 writes;			/* foreground writes in flight */
@@ -411,6 +416,7 @@ struct ew_io {
 	u8 retries;
 	bool tracked;			/* read: counted in queue and epoch */
 	u64 commit_seq;			/* flush, FUA: journal block waited for */
+	u32 slot;			/* write: copy slot reserved */
 };
 
 /*
@@ -675,14 +681,18 @@ static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
  * may take it as soon as the lock is dropped.
  */
 static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
-			    struct bio *bio)
+			    struct bio *bio, bool resv)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	u32 off = 0;
 	u8 *dst;
 
-	if (!a->dpages_free || bio_sectors(bio) != a->block_sectors) {
+	/* a page promised to a journal copy is taken by that one only */
+	if (resv) {
+		a->dpages_resv--;
+	} else if (a->dpages_free <= a->dpages_resv ||
+		   bio_sectors(bio) != a->block_sectors) {
 		a->delay_fallbacks++;
 		return;
 	}
@@ -694,9 +704,27 @@ static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
 	}
 }
 
-/* Gives back an entry and its reservation. */
+/* md gives back a page that held a copy slot's data.  a->lock held. */
+static void ew_copy_page_put(void *ctx, struct page *page)
+{
+	struct ew_array *a = ctx;
+
+	a->dpages[a->dpages_free++] = page;
+}
+
+/*
+ * Gives back an entry and its reservation.  Its journal copy ends with
+ * it (UNCOPY, with the unit its write reserved): the replica it waited
+ * for is now current (a copy done), or no longer wanted (superseded, its
+ * member failed).  The page stays md's while the slot is not written.
+ */
 static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 {
+	if (d->slot != EW_NO_SLOT) {
+		if (ew_md_copy_release(a->md, d->slot))
+			d->page = NULL;
+		d->slot = EW_NO_SLOT;
+	}
 	ew_delayed_unpage(a, d);
 	list_add(&d->list, &a->dfree_entries);
 	a->delay_used--;
@@ -718,6 +746,7 @@ static struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
 	d->to_home = to_home;
 	d->dst_disk = disk;
 	d->page = NULL;
+	d->slot = EW_NO_SLOT;
 	list_add_tail(&d->list, &a->m[disk].delayed);
 	a->m[disk].nr_delayed++;
 	a->pending++;
@@ -903,7 +932,7 @@ static bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
 static void ew_write_done(struct ew_io *io)
 {
 	struct ew_array *a = io->a;
-	struct ew_delayed *d;
+	struct ew_delayed *d, *cd = NULL;
 	struct bio *bio = dm_bio_from_per_bio_data(io, sizeof(*io));
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], freed[EW_MAX_MIRRORS];
@@ -927,13 +956,14 @@ static void ew_write_done(struct ew_io *io)
 			 * replica is logged, so the written members are
 			 * flushed by the commit that makes it durable.
 			 */
-			seq = ew_md_log_block(a->md, io->lblock,
+			seq = ew_md_log_write(a->md, io->lblock,
 					      (1U << mirrors) - 1);
 			logged = true;
 			for (r = 0; r < mirrors; r++)
 				if (io->ok_mask & (1U << r))
 					ew_md_member_dirty(a->md, rep[r].disk,
-							   hweight8(io->ok_mask) == 1);
+							   hweight8(io->ok_mask) == 1 &&
+							   io->slot == EW_NO_SLOT);
 			ew_defer_frees(a, rep, freed);
 			ew_unlose(a, io->lblock);
 			for (r = 0; r < mirrors; r++) {
@@ -961,11 +991,38 @@ static void ew_write_done(struct ew_io *io)
 				d = ew_delayed_queue(a, io->lblock, io->gen, r,
 						     rep[r].disk,
 						     home[r] != EW_MAP_NONE);
-				if (d)
-					ew_delayed_page(a, d, bio);
+				/*
+				 * The journal copy goes with the first
+				 * entry of a replica the write did not
+				 * take: it ends when that one is current.
+				 */
+				if (d && io->slot != EW_NO_SLOT && !cd && !fg) {
+					ew_delayed_page(a, d, bio, true);
+					cd = d;
+				} else if (d) {
+					ew_delayed_page(a, d, bio, false);
+				}
 				used++;
 			}
+			/*
+			 * The copy's record after the block's: its slot is
+			 * written by the commit that makes both durable,
+			 * before their journal block (see the commit).
+			 */
+			if (cd) {
+				cd->slot = io->slot;
+				io->slot = EW_NO_SLOT;
+				ew_md_copy_log(a->md, cd->slot, io->lblock,
+					       io->gen, cd->page);
+			}
 		}
+	}
+	/* a copy reserved and not needed (no replica took the write) */
+	if (io->slot != EW_NO_SLOT) {
+		ew_md_copy_cancel(a->md, io->slot);
+		ew_md_unreserve(a->md, 2);
+		a->dpages_resv--;
+		io->slot = EW_NO_SLOT;
 	}
 	/*
 	 * Blocks written by failed replicas were never mapped.  When no
@@ -1100,11 +1157,15 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	u32 target[EW_MAX_MIRRORS];
 	struct ew_choice ch;
 	unsigned long flags;
-	u32 i, skip = 0, avoid = 0, alive = 0, want;
+	u32 i, skip = 0, avoid = 0, alive = 0, want, extra = 0;
+	/* with journal copies a write without a page runs as sync 2 */
+	u32 nclone = a->jcopy ? 2 : sync;
+	int slot = -1;
 	u64 now;
 	int ret = 0;
 
-	for (i = 0; i < sync; i++) {
+	io->slot = EW_NO_SLOT;
+	for (i = 0; i < nclone; i++) {
 		clone[i] = bio_alloc_clone(a->m[0].bdev, bio, gfp, &a->bs);
 		if (!clone[i]) {
 			while (i--)
@@ -1132,8 +1193,29 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		ret = EW_FAILED;
 		goto put;
 	}
+	/*
+	 * A journal copy: a slot, a page for its data and journal units
+	 * for its COPY and UNCOPY records.  No slot free: the write waits
+	 * (a copy is never dropped); no page free: it runs as sync 2.
+	 */
+	if (a->jcopy) {
+		if (a->dpages_free > a->dpages_resv) {
+			slot = ew_md_copy_get(a->md);
+			if (slot < 0) {
+				spin_unlock_irqrestore(&a->lock, flags);
+				ew_kick_commit(a);
+				ret = EW_RETRY;
+				goto put;
+			}
+			extra = 2;
+		} else {
+			sync = 2;
+		}
+	}
 	/* the journal records of its map change, before it starts */
-	if (!ew_md_reserve(a->md, mirrors)) {
+	if (!ew_md_reserve(a->md, mirrors + extra)) {
+		if (slot >= 0)
+			ew_md_copy_cancel(a->md, slot);
 		spin_unlock_irqrestore(&a->lock, flags);
 		ew_kick_commit(a);
 		ret = EW_RETRY;
@@ -1187,7 +1269,9 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 				ew_freemap_free(&a->m[rep[r].disk].fm,
 						io->newp[r]);
 		}
-		ew_md_unreserve(a->md, mirrors);
+		ew_md_unreserve(a->md, mirrors + extra);
+		if (slot >= 0)
+			ew_md_copy_cancel(a->md, slot);
 		/*
 		 * No free block now, but some will come: frees waiting for
 		 * their safe point, or writes in flight, which give up
@@ -1217,6 +1301,10 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	io->start_ns = now;
 	io->reserved = a->need_delayed;
 	io->jres = mirrors;
+	if (slot >= 0) {
+		io->slot = slot;
+		a->dpages_resv++;
+	}
 	a->delay_used += a->need_delayed;
 	ew_cell_hold(a, &io->cell, io->lblock);
 	a->writes++;
@@ -1224,7 +1312,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 
 	ew_count(a, EW_C_WRITES);
 	atomic_set(&io->pending, want);
-	for (i = want; i < sync; i++)
+	for (i = want; i < nclone; i++)
 		bio_put(clone[i]);
 	for (i = 0; i < want; i++) {
 		u32 r = target[i];
@@ -1242,7 +1330,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	return EW_STARTED;
 
 put:
-	for (i = 0; i < sync; i++)
+	for (i = 0; i < nclone; i++)
 		bio_put(clone[i]);
 	return ret;
 }
@@ -1410,6 +1498,32 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 /* ---------------------------------------------------------------- */
 /* Reads. */
 
+/*
+ * Every up-to-date replica of lblock is on a failed member: a live
+ * journal copy of its current generation serves the read from memory
+ * (the page its delayed replica is written from, which restores a live
+ * replica).  a->lock held; the page stays while the copy is live.
+ */
+static bool ew_read_copy(struct ew_array *a, struct bio *bio, u64 lblock)
+{
+	struct page *page;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 off;
+	u8 *src;
+
+	page = ew_md_copy_find(a->md, lblock, ew_map_gen(&a->map, lblock));
+	if (!page)
+		return false;
+	src = page_address(page);
+	off = (bio->bi_iter.bi_sector & (a->block_sectors - 1)) << SECTOR_SHIFT;
+	bio_for_each_segment(bv, bio, iter) {
+		memcpy_to_bvec(&bv, src + off);
+		off += bv.bv_len;
+	}
+	return true;
+}
+
 static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
@@ -1455,6 +1569,12 @@ static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
 	if (ret)
 		ret = ew_place_read(a->pd, disk, block, n, 0, a->block_sectors,
 				    bio_sectors(bio), io->start_ns, &ch);
+	if (ret && a->jcopy &&
+	    ew_read_copy(a, bio, io->lblock)) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
 	if (ret) {
 		/* every up-to-date replica is on a failed member */
 		spin_unlock_irqrestore(&a->lock, flags);
@@ -1488,7 +1608,9 @@ static bool ew_room(struct ew_array *a)
 
 	spin_lock_irqsave(&a->lock, flags);
 	room = a->delay_used + a->need_delayed <= a->args.delay_queue &&
-	       ew_md_room(a->md, a->geom.p.mirrors);
+	       ew_md_room(a->md, a->geom.p.mirrors + (a->jcopy ? 2 : 0)) &&
+	       (!a->jcopy || a->dpages_free <= a->dpages_resv ||
+		ew_md_copy_room(a->md));
 	spin_unlock_irqrestore(&a->lock, flags);
 	return room;
 }
@@ -1726,11 +1848,22 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			sr[n++] = r;
 		}
 		/* members with errors only when no other source is left */
-		if (ew_place_read(a->pd, sdisk, sblock, n, avoid,
-				  a->block_sectors, a->block_sectors, now,
-				  &ch) &&
-		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
-				  a->block_sectors, now, &ch)) {
+		if (d->page && d->slot != EW_NO_SLOT) {
+			/*
+			 * A journal copy's entry: its data is in memory and
+			 * this replica is what restores the second copy,
+			 * even when every other one is on a failed member.
+			 */
+			ch.disk = d->dst_disk;
+			ch.block = 0;
+			ch.index = 0;
+			sr[0] = d->r;
+		} else if (ew_place_read(a->pd, sdisk, sblock, n, avoid,
+					 a->block_sectors, a->block_sectors,
+					 now, &ch) &&
+			   ew_place_read(a->pd, sdisk, sblock, n, 0,
+					 a->block_sectors, a->block_sectors,
+					 now, &ch)) {
 			/*
 			 * Every up-to-date replica is on a failed member
 			 * (only a failed member is refused with no mask):
@@ -2626,6 +2759,11 @@ static void ew_array_free(struct ew_array *a)
 		/* entries still queued give their pages back first */
 		for (q = 0; a->dpool && q < a->args.delay_queue; q++)
 			ew_delayed_unpage(a, &a->dpool[q]);
+		if (a->md) {
+			spin_lock_irq(&a->lock);
+			ew_md_copy_drop_pages(a->md);
+			spin_unlock_irq(&a->lock);
+		}
 		for (q = 0; q < a->dpages_free; q++)
 			__free_page(a->dpages[q]);
 		kvfree(a->dpages);
@@ -2666,7 +2804,9 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	a->args = t->args;
 	a->block_sectors = g->p.block_sectors;
 	a->meta_dev = t->meta->bdev->bd_dev;
-	a->sync = t->args.journal_copy ? 2 : t->args.sync;
+	/* journal copies only where a copy costs no seek (see ew_ctr) */
+	a->jcopy = t->args.journal_copy && bdev_nonrot(t->meta->bdev);
+	a->sync = t->args.journal_copy && !a->jcopy ? 2 : t->args.sync;
 	a->need_delayed = g->p.mirrors - a->sync +
 		(g->p.layout == EW_LAYOUT_DDM ? 1 : 0);
 	spin_lock_init(&a->lock);
@@ -2880,6 +3020,81 @@ static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 }
 
 /* Format or recover the metadata (Documentation/on-disk-format.rst). */
+/*
+ * After a crash, the journal copies the replay left live (their blocks'
+ * delayed replicas were not durable).  Each is read back from its slot
+ * into a page of the pool and given a delayed entry for a stale replica
+ * on a live member, as at the write: the propagation worker writes it
+ * from the page even when every current replica is on a failed or
+ * missing member, which restores the second copy, and reads of the
+ * block are served from the page meanwhile (ew_read_copy).  A copy with
+ * nothing left to restore, no page or entry, or a slot that is not the
+ * copy the journal names is ended (UNCOPY).  Process context, before
+ * the first resume.
+ */
+static void ew_array_restore_copies(struct ew_array *a, const char *name)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r, from = 0, restored = 0, ended = 0;
+	struct ew_delayed *d;
+	struct page *page;
+	u64 lblock;
+	bool ok;
+	int slot;
+	u8 up;
+
+	for (;;) {
+		spin_lock_irq(&a->lock);
+		slot = ew_md_copy_recovered(a->md, from, &lblock);
+		page = NULL;
+		if (slot >= 0 && a->dpages_free)
+			page = a->dpages[--a->dpages_free];
+		spin_unlock_irq(&a->lock);
+		if (slot < 0)
+			break;
+		from = slot + 1;
+		ok = page && !ew_md_copy_read(a->md, slot, page_address(page));
+		spin_lock_irq(&a->lock);
+		up = ew_map_uptodate(&a->map, lblock);
+		ew_replicas(a, lblock, rep, home);
+		for (r = 0; ok && up && r < a->geom.p.mirrors; r++)
+			if (!(up & (1U << r)) && a->m[rep[r].disk].bdev &&
+			    !a->pd[rep[r].disk].failed)
+				break;
+		if (ok && up && r < a->geom.p.mirrors &&
+		    a->delay_used < a->args.delay_queue &&
+		    ew_md_reserve(a->md, 1)) {
+			/* the unit for the copy's UNCOPY, as a write's */
+			a->delay_used++;
+			d = ew_delayed_queue(a, lblock,
+					     ew_map_gen(&a->map, lblock), r,
+					     rep[r].disk, home[r] != EW_MAP_NONE);
+			if (d) {
+				d->page = page;
+				d->slot = slot;
+				ew_md_copy_adopt(a->md, slot,
+						 ew_map_gen(&a->map, lblock),
+						 page);
+				restored++;
+				spin_unlock_irq(&a->lock);
+				continue;
+			}
+			a->delay_used--;
+			ew_md_unreserve(a->md, 1);
+		}
+		if (page)
+			a->dpages[a->dpages_free++] = page;
+		if (ew_md_reserve(a->md, 1)) {
+			ew_md_copy_drop(a->md, slot);
+			ended++;
+		}
+		spin_unlock_irq(&a->lock);
+	}
+	if (restored || ended)
+		DMINFO("%s: journal copies: %u to restore, %u ended", name,
+		       restored, ended);
+}
+
 static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			 const struct ew_geom *g)
 {
@@ -2891,6 +3106,8 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		.lock = &a->lock,
 		.map = &a->map,
 		.dfree = &a->dfree,
+		.page_put = ew_copy_page_put,
+		.page_ctx = a,
 	};
 	struct ew_md_open_result res;
 	const char *error = "Cannot load the metadata";
@@ -2952,6 +3169,8 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			return ret;
 		}
 	}
+	if (res.copies && !ew_md_failed(a->md))
+		ew_array_restore_copies(a, name);
 	DMINFO("%s: %s, replayed %llu journal blocks (%llu records), demoted %llu, %llu ms",
 	       name, res.clean ? "clean shutdown" : "unclean shutdown",
 	       res.replayed, res.records,
@@ -3032,10 +3251,6 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (ew_table_risk(&t->args))
 		DMWARN("%s: %s; one member failure in that window loses it",
 		       dm_table_device_name(ti->table), ew_table_risk(&t->args));
-	if (t->args.journal_copy)
-		DMWARN("%s: journal_copy: %s",
-		       dm_table_device_name(ti->table),
-		       "copies are not written by this version; a write waits for two replicas (sync 2)");
 	if (t->args.delay_queue < t->args.mirrors - t->args.sync + 1) {
 		ti->error = "delay_queue smaller than the replicas of one write";
 		ret = -EINVAL;
@@ -3051,6 +3266,11 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot open the metadata device";
 		goto bad;
 	}
+	/* a copy on a rotating device would cost a seek: sync 2 instead */
+	if (t->args.journal_copy && !bdev_nonrot(t->meta->bdev))
+		DMWARN("%s: journal_copy: %s",
+		       dm_table_device_name(ti->table),
+		       "the metadata device is rotational; a write waits for two replicas (sync 2)");
 	for (i = 0; i < t->args.nr_disks; i++) {
 		t->nr = i + 1;
 		if (ew_table_dev_missing(&t->args, i))
@@ -3302,6 +3522,14 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 			io->retries++;
 			bio_list_add(&a->read_retry, bio);
 			retry = true;
+		} else if (a->jcopy) {
+			/*
+			 * No other replica to try (its member is not failed
+			 * yet, only failing): a live journal copy serves it.
+			 */
+			bio->bi_iter = io->iter;
+			if (ew_read_copy(a, bio, io->lblock))
+				*error = BLK_STS_OK;
 		}
 	}
 	kick = (!a->pd[io->disk].queued && a->m[io->disk].nr_delayed) ||
@@ -3474,7 +3702,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	u64 c[EW_C_NR], mae, pending, resync;
 	u64 rerr = 0, werr = 0, owed = 0, repairs, lost, rb_done, rb_total;
 	u64 fallbacks;
-	u32 pages_used, pages_nr;
+	u32 pages_used, pages_nr, copy_used, copy_nr;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -3503,6 +3731,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		pages_nr = a->dpages_nr;
 		pages_used = a->dpages_nr - a->dpages_free;
 		fallbacks = a->delay_fallbacks;
+		ew_md_copy_stats(a->md, &copy_used, &copy_nr);
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = a->resync_next;
@@ -3531,6 +3760,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			       rerr, werr, repairs, owed, lost, rb_done,
 			       rb_total, rb_state, a->rb_rate_mib);
 			DMEMIT(" %u/%u %llu", pages_used, pages_nr, fallbacks);
+			DMEMIT(" %u/%u", copy_used, copy_nr);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",

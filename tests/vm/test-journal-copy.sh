@@ -21,11 +21,12 @@
 #  - gen_verify: every acknowledged write reads back, none older.
 # Control (sync 1 without journal_copy): some acknowledged writes are lost
 #   (the test fails if none is, so that it can tell the two apart).
-# journal_copy: 0 lost.  The writer runs in the background and the
-#   failure comes after it has acknowledged its writes or after WAIT_S
-#   seconds, whichever is first: a version that makes a write wait for
-#   its second replica (the fallback to sync 2) is still correct here,
-#   only slow, and the time the writes took is printed.
+# journal_copy: 0 lost, and every write acknowledged while member 1 is
+#   held (within WAIT_S, with copy slots in use): with one replica and
+#   the copy, not by waiting for member 1 (sync 2 would).  The writer
+#   runs in the background and the failure comes after it has
+#   acknowledged its writes or after WAIT_S seconds, whichever is first;
+#   the time the writes took and the slots in use are printed.
 #
 # EW_JCOPY_LAYOUTS="raid10 ddm ew" runs more layouts.
 # Prints "ok - NAME" / "not ok - NAME".
@@ -104,6 +105,8 @@ window() {
 	done
 	secs=$(($(date +%s) - t0))
 	ackd=$(acked)
+	# copy slots used/total (the last status field) while member 1 is held
+	slots=$(dmsetup status "$DEV" | awk '{ print $NF }')
 	kill_member0 || return 1
 	dmsetup message ewq1 0 clear || return 1
 	wait "$wpid"
@@ -140,7 +143,7 @@ for layout in $layouts; do
 	teardown
 
 	# the control: plain sync 1 loses acknowledged writes in the window
-	ackd=0 secs=0
+	ackd=0 secs=0 slots=
 	if check "$layout sync 1: window" window "$layout" 1; then
 		note "$layout sync 1: $ackd writes acknowledged in ${secs}s before the failure"
 		if gen_verify "$DEV"; then
@@ -151,11 +154,16 @@ for layout in $layouts; do
 	fi
 	teardown
 	# journal_copy: nothing acknowledged is lost
-	ackd=0 secs=0
+	ackd=0 secs=0 slots=
 	if check "$layout sync 1 journal_copy $SLOTS: window" \
 		window "$layout" 1 $SLOTS; then
-		note "$layout journal_copy: $ackd writes acknowledged in ${secs}s before the failure"
-		check "$layout journal_copy: writes acknowledged" test "$(acked)" -gt 0
+		note "$layout journal_copy: $ackd writes acknowledged in ${secs}s before the failure, copy slots $slots"
+		# acknowledged with member 1's completions held: one replica
+		# and the copy, not the sync 2 fallback (which waits for them)
+		check "$layout journal_copy: $NBLK writes acknowledged while member 1 is held" \
+			test "$ackd" -eq $NBLK
+		check "$layout journal_copy: copy slots in use then ($slots)" \
+			test "${slots%%/*}" -gt 0
 		check "$layout journal_copy: no acknowledged write lost to one member failure" \
 			gen_verify "$DEV"
 	fi

@@ -23,7 +23,7 @@ static const char *const status_fields[] = {
 	"predictor_error_ns", "metadata", "journal_seq", "commits",
 	"checkpoints", "resync", "read_errors", "write_errors", "repairs",
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
-	"delay_pages", "delay_fallbacks",
+	"delay_pages", "delay_fallbacks", "copy_slots",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -220,6 +220,8 @@ static void print_text(const struct ewctl_status *a)
 		       ewctl_status_field(a, F_DFALLBACK) ?
 		       ewctl_status_field(a, F_DFALLBACK) : "?");
 	printf("\n");
+	if (ewctl_status_frac(a, F_COPIES, &d, &t) && t)
+		printf("Journal copies : %llu/%llu slots in use\n", d, t);
 	if (ewctl_status_frac(a, F_RESYNC, &d, &t))
 		printf("        Resync : %llu/%llu blocks (%.1f%%)\n", d, t,
 		       t ? 100.0 * (double)d / (double)t : 100.0);
@@ -274,6 +276,10 @@ static void print_json(const struct ewctl_status *a)
 		}
 		if (i == F_DPAGES && ewctl_status_frac(a, i, &d, &t)) {
 			printf(", \"%s\": {\"used\": %llu, \"pool\": %llu}", key, d, t);
+			continue;
+		}
+		if (i == F_COPIES && ewctl_status_frac(a, i, &d, &t)) {
+			printf(", \"%s\": {\"used\": %llu, \"total\": %llu}", key, d, t);
 			continue;
 		}
 		strtod(s, &end);
