@@ -197,7 +197,7 @@ static void ew_meta_copy_case_desc(const struct ew_meta_copy_case *c,
 
 KUNIT_ARRAY_PARAM(ew_meta_copy, ew_meta_copy_cases, ew_meta_copy_case_desc);
 
-static void ew_meta_replay_copies(struct kunit *test)
+static void ew_meta_replay_journal_copies(struct kunit *test)
 {
 	const struct ew_meta_copy_case *c = test->param_value;
 	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -297,7 +297,7 @@ static struct kunit_case ew_meta_cases[] = {
 	KUNIT_CASE(ew_meta_crc_known_answer),
 	KUNIT_CASE(ew_meta_sb_flips),
 	KUNIT_CASE(ew_meta_ckpt_and_replay),
-	KUNIT_CASE_PARAM(ew_meta_replay_copies, ew_meta_copy_gen_params),
+	KUNIT_CASE_PARAM(ew_meta_replay_journal_copies, ew_meta_copy_gen_params),
 	KUNIT_CASE(ew_meta_labels),
 	{}
 };

@@ -539,11 +539,15 @@ static void ew_table_key_names(struct kunit *test)
 		[EW_KEY_CHUNK_SECTORS] = "chunk_sectors",
 		[EW_KEY_BLOCK_SIZE] = "block_size",
 		[EW_KEY_DELAY_QUEUE] = "delay_queue",
+		[EW_KEY_JOURNAL_COPY] = "journal_copy",
 	};
 	enum ew_key k;
 
-	for (k = 0; k < EW_KEY_NR; k++)
+	for (k = 0; k < EW_KEY_NR; k++) {
+		/* a key added without its name here fails, not crashes */
+		KUNIT_ASSERT_NOT_NULL(test, names[k]);
 		KUNIT_EXPECT_STREQ(test, ew_key_name(k), names[k]);
+	}
 }
 
 static struct kunit_case ew_table_cases[] = {
