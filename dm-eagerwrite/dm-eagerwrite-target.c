@@ -147,6 +147,13 @@
 #define EW_ERR_BACKOFF_NS	(200 * NSEC_PER_MSEC)
 #define EW_WRITE_RETRIES	3	/* re-placements of a write none took */
 /*
+ * The label probe (see "Member failures"): how often an idle member in
+ * an error run has its label read, and how long a probe may stay out
+ * before each further period counts as an error.
+ */
+#define EW_PROBE_PERIOD		HZ
+#define EW_PROBE_TIMEOUT_NS	EW_FAIL_AFTER_NS
+/*
  * Rebuild: a tick of the scan, its slice under the lock, default rate.
  * A throttled scan (rebuild_rate > 0) is paced every EW_RB_PACE_MS and
  * may save up EW_RB_BURST paces of tokens, no more: at 4 MiB/s a run is
@@ -198,6 +205,16 @@ enum ew_counter {
 	EW_C_NR
 };
 
+struct ew_array;
+
+/* A member's label probe (see "Member failures"); busy, start_ns under a->lock. */
+struct ew_probe {
+	struct ew_array *a;
+	u32 disk;
+	bool busy;			/* a probe bio in flight */
+	u64 start_ns;			/* ... sent then */
+};
+
 /* A block with I/O in flight that others must not overlap. */
 struct ew_cell {
 	struct hlist_node node;
@@ -224,6 +241,7 @@ struct ew_member {
 	u64 rb_alloc;			/* rebuild: next free block to try */
 	u32 rb_runs;			/* runs formed or in flight from or to it */
 	u64 fg_done_ns;			/* its last foreground completion */
+	struct ew_probe probe;
 };
 
 /*
@@ -335,6 +353,8 @@ struct ew_array {
 	u64 scan_tokens;		/* copies the rate allows now */
 	u64 scan_refill_ns;
 	struct work_struct state_work;	/* member state to the superblock */
+	struct delayed_work probe_work;	/* label probes: "Member failures" */
+	u32 probes;			/* label probe bios in flight */
 	bool rb_active;
 	bool rb_paused;
 	u32 rb_rate_mib;		/* MiB/s, 0: unlimited */
@@ -770,6 +790,33 @@ static struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
  * and counted as owed (those replicas stay stale in the map); blocks
  * whose every up-to-date replica is on failed members read as errors.
  * All of this runs under a->lock (completions, in interrupt context).
+ *
+ * The label probe.  A member in an error run with nothing queued for it
+ * and no I/O in flight on it gets nothing that could end the run or fail
+ * it: on an idle array a dead member would stay "A" (avoided while its
+ * errors are recent, then used again by the next write) for ever, and
+ * no replacement would be asked for.  So while any member is in an error
+ * run and not failed, probe_work runs every EW_PROBE_PERIOD and reads
+ * the label block (sector 0, EW_META_BLOCK_SIZE) of each such member
+ * that is idle, one probe at a time per member.  A failed probe is a
+ * read error like any other (ew_member_error): EW_FAIL_MIN_ERRORS of
+ * them over EW_FAIL_AFTER_NS fail the member (ew_member_fail: superblock
+ * through state_work, dm event).  A successful one ends the run as any
+ * successful I/O does (ew_member_ok).  A member with queued or in-flight
+ * work is left to that work, which judges writes too (a read that
+ * succeeds must not end the run of a member whose writes fail).  A bio
+ * cannot be taken back, so a probe has no timeout of its own: one out for
+ * longer than EW_PROBE_TIMEOUT_NS counts as a read error each period
+ * until it completes, so a member that hangs is failed as well.
+ * Locking: probe_work runs in process context; struct ew_probe's busy
+ * and start_ns and a->probes are under a->lock; the bio is allocated and
+ * submitted with the lock dropped; its completion (any context) takes
+ * a->lock and, under it, wakes copy_wait (once a->probes is 0 and the
+ * lock dropped, postsuspend may return and the array be freed).  The
+ * work is armed only while not suspended (a->suspended under a->lock);
+ * postsuspend cancels it and waits for the probes in flight, resume arms
+ * it again.  A member's bdev changes only in preresume, while no probe
+ * can be in flight.
  */
 
 /* Errors with a gap longer than this belong to different runs. */
@@ -828,8 +875,19 @@ static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 	ew_event(a);
 }
 
-/* An I/O error on member disk.  a->lock held. */
-static void ew_member_error(struct ew_array *a, u32 disk, bool write)
+/* Probes idle members in an error run from now on.  a->lock held. */
+static void ew_probe_arm(struct ew_array *a)
+{
+	if (!a->suspended)
+		queue_delayed_work(a->prop_wq, &a->probe_work, EW_PROBE_PERIOD);
+}
+
+/*
+ * An I/O error on member disk; why says what failed it if this error
+ * does.  a->lock held.
+ */
+static void ew_member_error_why(struct ew_array *a, u32 disk, bool write,
+				const char *why)
 {
 	struct ew_member *m = &a->m[disk];
 	u64 now = ew_now();
@@ -847,16 +905,121 @@ static void ew_member_error(struct ew_array *a, u32 disk, bool write)
 		m->err_since_ns = now;
 		DMERR_LIMIT("member %u (%pg): %s error, served elsewhere",
 			    disk, m->bdev, write ? "write" : "read");
+		ew_probe_arm(a);
 	}
 	if (m->err_run >= EW_FAIL_MIN_ERRORS &&
 	    now - m->err_since_ns >= EW_FAIL_AFTER_NS)
-		ew_member_fail(a, disk, write ? "write errors" : "read errors");
+		ew_member_fail(a, disk, why);
+}
+
+static void ew_member_error(struct ew_array *a, u32 disk, bool write)
+{
+	ew_member_error_why(a, disk, write,
+			    write ? "write errors" : "read errors");
 }
 
 /* A successful I/O on member disk ends its error run.  a->lock held. */
 static void ew_member_ok(struct ew_array *a, u32 disk)
 {
 	a->m[disk].err_run = 0;
+}
+
+/* Does member disk want label probes?  a->lock held. */
+static bool ew_probe_wanted(struct ew_array *a, u32 disk)
+{
+	struct ew_member *m = &a->m[disk];
+
+	return m->err_run && !a->pd[disk].failed && m->bdev;
+}
+
+/* A label probe ended (status), or was not sent (judge false). */
+static void ew_probe_done(struct ew_probe *p, blk_status_t status, bool judge)
+{
+	struct ew_array *a = p->a;
+	struct ew_member *m = &a->m[p->disk];
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	p->busy = false;
+	if (judge && status) {
+		ew_member_error_why(a, p->disk, false, "label probe failed");
+	} else if (judge && m->err_run && !a->pd[p->disk].failed) {
+		DMINFO("member %u (%pg): label probe read, no longer avoided",
+		       p->disk, m->bdev);
+		ew_member_ok(a, p->disk);
+	}
+	a->probes--;
+	/* under the lock: see "The label probe" */
+	wake_up(&a->copy_wait);
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+static void ew_probe_end_io(struct bio *bio)
+{
+	struct ew_probe *p = bio->bi_private;
+	blk_status_t status = bio->bi_status;
+
+	__free_page(bio_first_page_all(bio));
+	bio_put(bio);
+	ew_probe_done(p, status, true);
+}
+
+/* Reads member p->disk's label.  Process context, a->lock not held. */
+static void ew_probe_submit(struct ew_array *a, struct ew_probe *p)
+{
+	struct page *page = alloc_page(GFP_NOIO);
+	struct bio *bio;
+
+	if (!page) {
+		ew_probe_done(p, BLK_STS_RESOURCE, false);
+		return;
+	}
+	/* from fs_bio_set with GFP_NOIO: never fails */
+	bio = bio_alloc(a->m[p->disk].bdev, 1, REQ_OP_READ | REQ_SYNC,
+			GFP_NOIO);
+	bio->bi_iter.bi_sector = 0;
+	__bio_add_page(bio, page, EW_META_BLOCK_SIZE, 0);
+	bio->bi_private = p;
+	bio->bi_end_io = ew_probe_end_io;
+	submit_bio(bio);
+}
+
+static void ew_probe_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, probe_work);
+	unsigned long flags;
+	u64 send = 0, now = ew_now();
+	bool again = false;
+	u32 disk;
+
+	spin_lock_irqsave(&a->lock, flags);
+	for (disk = 0; disk < a->nr && !a->suspended; disk++) {
+		struct ew_member *m = &a->m[disk];
+
+		if (!ew_probe_wanted(a, disk))
+			continue;
+		again = true;
+		if (m->probe.busy) {
+			if (now - m->probe.start_ns >= EW_PROBE_TIMEOUT_NS)
+				ew_member_error_why(a, disk, false,
+						    "label probe timed out");
+			continue;
+		}
+		/* queued or in-flight work judges it: see "The label probe" */
+		if (m->nr_delayed || m->copies || a->pd[disk].queued)
+			continue;
+		m->probe.busy = true;
+		m->probe.start_ns = now;
+		a->probes++;
+		send |= BIT_ULL(disk);
+	}
+	if (again)
+		ew_probe_arm(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+	for (disk = 0; disk < a->nr; disk++)
+		if (send & BIT_ULL(disk))
+			ew_probe_submit(a, &a->m[disk].probe);
 }
 
 /*
@@ -2727,6 +2890,18 @@ static void ew_commit_work(struct work_struct *work)
 /* ---------------------------------------------------------------- */
 /* The array: creation, sharing between tables, destruction. */
 
+/* No background copy and no label probe in flight. */
+static bool ew_copies_done(struct ew_array *a)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&a->lock, flags);
+	done = !a->copies && !a->probes;
+	spin_unlock_irqrestore(&a->lock, flags);
+	return done;
+}
+
 static void ew_array_free(struct ew_array *a)
 {
 	u32 i;
@@ -2735,6 +2910,9 @@ static void ew_array_free(struct ew_array *a)
 		/* these queue work on the other workqueues: first */
 		cancel_delayed_work_sync(&a->backoff_work);
 		cancel_delayed_work_sync(&a->rb_work);
+		cancel_delayed_work_sync(&a->probe_work);
+		/* none after a postsuspend; a resume was undone by then */
+		wait_event(a->copy_wait, ew_copies_done(a));
 	}
 	if (a->commit_wq) {
 		cancel_delayed_work_sync(&a->commit_work);
@@ -2824,6 +3002,7 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	INIT_DELAYED_WORK(&a->backoff_work, ew_backoff_work);
 	INIT_DELAYED_WORK(&a->rb_work, ew_rebuild_work);
 	INIT_WORK(&a->state_work, ew_state_work);
+	INIT_DELAYED_WORK(&a->probe_work, ew_probe_work);
 	INIT_WORK(&a->event_work, ew_event_work);
 	mutex_init(&a->event_lock);
 	a->rb_rate_mib = EW_RB_DEFAULT_MIB;
@@ -2860,6 +3039,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		struct ew_member *m = &a->m[i];
 
 		INIT_LIST_HEAD(&m->delayed);
+		m->probe.a = a;
+		m->probe.disk = i;
 		/* "-": a missing member, failed from the start */
 		if (t->dev[i]) {
 			a->data_dev[i] = t->dev[i]->bdev->bd_dev;
@@ -3554,17 +3735,6 @@ static int ew_end_io(struct dm_target *ti, struct bio *bio,
 /* ---------------------------------------------------------------- */
 /* Suspend and resume. */
 
-static bool ew_copies_done(struct ew_array *a)
-{
-	unsigned long flags;
-	bool done;
-
-	spin_lock_irqsave(&a->lock, flags);
-	done = !a->copies;
-	spin_unlock_irqrestore(&a->lock, flags);
-	return done;
-}
-
 static void ew_postsuspend(struct dm_target *ti)
 {
 	struct ew_target *t = ti->private;
@@ -3582,7 +3752,10 @@ static void ew_postsuspend(struct dm_target *ti)
 	flush_work(&a->event_work);
 	cancel_delayed_work_sync(&a->backoff_work);
 	cancel_delayed_work_sync(&a->rb_work);
+	/* a->suspended: no probe is armed or sent from now on */
+	cancel_delayed_work_sync(&a->probe_work);
 	flush_workqueue(a->prop_wq);
+	/* background copies and label probes */
 	wait_event(a->copy_wait, ew_copies_done(a));
 	flush_workqueue(a->prop_wq);
 	flush_workqueue(a->wq);
@@ -3663,10 +3836,14 @@ static void ew_resume(struct dm_target *ti)
 	struct ew_array *a = t->a;
 	unsigned long flags;
 	bool rebuild;
+	u32 i;
 
 	spin_lock_irqsave(&a->lock, flags);
 	a->suspended = false;
 	rebuild = a->rb_active && !a->rb_paused;
+	for (i = 0; i < a->nr; i++)
+		if (ew_probe_wanted(a, i))
+			ew_probe_arm(a);
 	spin_unlock_irqrestore(&a->lock, flags);
 	mutex_lock(&a->event_lock);
 	a->event_ti = ti;

@@ -17,7 +17,14 @@
  *                           sector S fails with EIO; "off": none
  *   delay_ms MS             every completion is held MS ms (the I/O is
  *                           done on the device first); 0: off
- *   clear                   all of the above off, and ignore_flushes 0
+ *   hold 0|1                1: every completion from now on is held (the
+ *                           I/O done on the device first) until "hold 0"
+ *                           or "clear" releases them all at once, however
+ *                           long that takes: a hold that ends on the
+ *                           test's state, not on a timer.  A suspend or
+ *                           remove waits for held bios: release first.
+ *   clear                   all of the above off (held completions
+ *                           released), and ignore_flushes 0
  *
  * A volatile write cache (a disk's, lost at a power cut), for the
  * power-cut suites:
@@ -61,12 +68,12 @@
  *   fail_flushes=<0|1> fail_nth_write=<N> fail_writes_from=<S|off>
  *   delay_ms=<MS> wcache=<N> cached=<writes>/<blocks>
  *   written_back=<writes> dropped=<writes> torn=<writes>
- *   ignore_flushes=<0|1> cut=<0|1>
+ *   ignore_flushes=<0|1> cut=<0|1> hold=<0|1> held=<bios held now>
  * (written_back, dropped, torn: cached writes since the table was made;
  * written back at a flush, eviction or cut; dropped or torn by the cut).
  *
  * Locking: ef->lock (irq-safe) guards the settings, the counters, the
- * deferred bio list and the mode flags (defer, cut).  ef->cache_mutex
+ * held and deferred bio lists and the mode flags (defer, cut, hold).  ef->cache_mutex
  * (process context only: the worker, messages, the destructor) guards
  * the cached writes and serialises every write-back; it is taken before
  * ef->lock, never inside it.  While the cache is on (and until a wcache 0
@@ -114,6 +121,9 @@ struct ewfault {
 	u64 nth_write;			/* 0: off */
 	u64 fail_from;			/* U64_MAX: off */
 	u32 delay_ms;
+	bool hold;			/* completions wait on held */
+	struct list_head held;		/* struct ewfault_io, until hold 0 */
+	u64 nr_held;
 	u64 flushes, failed_flushes, writes, failed_writes, delayed;
 	/* the volatile write cache */
 	u32 wcache_blocks;		/* capacity; 0: off */
@@ -135,6 +145,7 @@ struct ewfault {
 
 struct ewfault_io {
 	struct hrtimer timer;
+	struct list_head held;		/* on ef->held while "hold 1" */
 	bool hold;			/* .end_io holds it once */
 };
 
@@ -499,6 +510,7 @@ static int ewfault_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	spin_lock_init(&ef->lock);
 	mutex_init(&ef->cache_mutex);
 	INIT_LIST_HEAD(&ef->wentries);
+	INIT_LIST_HEAD(&ef->held);
 	bio_list_init(&ef->deferred);
 	INIT_WORK(&ef->work, ewfault_work);
 	ef->ti = ti;
@@ -588,7 +600,7 @@ static int ewfault_map(struct dm_target *ti, struct bio *bio)
 
 	spin_lock_irqsave(&ef->lock, flags);
 	fail = ef->cut || ewfault_fails(ef, bio, s);
-	io->hold = ef->delay_ms != 0;
+	io->hold = ef->delay_ms != 0 || ef->hold;
 	defer = !fail && ef->defer;
 	if (defer)
 		bio_list_add(&ef->deferred, bio);
@@ -624,6 +636,14 @@ static int ewfault_end_io(struct dm_target *ti, struct bio *bio,
 		return DM_ENDIO_DONE;
 	io->hold = false;
 	spin_lock_irqsave(&ef->lock, flags);
+	if (ef->hold) {
+		/* the second pass through .end_io sees hold == false */
+		list_add_tail(&io->held, &ef->held);
+		ef->nr_held++;
+		ef->delayed++;
+		spin_unlock_irqrestore(&ef->lock, flags);
+		return DM_ENDIO_INCOMPLETE;
+	}
 	ms = ef->delay_ms;
 	if (ms)
 		ef->delayed++;
@@ -663,6 +683,7 @@ static void ewfault_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" written_back=%llu dropped=%llu torn=%llu ignore_flushes=%d cut=%d",
 		       c.written_back, c.dropped, c.torn, c.ignore_flushes,
 		       c.cut);
+		DMEMIT(" hold=%d held=%llu", c.hold, c.nr_held);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %llu", ef->dev->name, (unsigned long long)ef->offset);
@@ -672,6 +693,24 @@ static void ewfault_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",device_name=%s,start=%llu;", ef->dev->name,
 		       (unsigned long long)ef->offset);
 		break;
+	}
+}
+
+/* "hold 0", "clear": every held completion, now.  Process context. */
+static void ewfault_release_held(struct ewfault *ef)
+{
+	struct ewfault_io *io, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ef->lock, flags);
+	ef->hold = false;
+	list_splice_init(&ef->held, &list);
+	ef->nr_held = 0;
+	spin_unlock_irqrestore(&ef->lock, flags);
+	list_for_each_entry_safe(io, tmp, &list, held) {
+		list_del_init(&io->held);
+		bio_endio(dm_bio_from_per_bio_data(io, sizeof(*io)));
 	}
 }
 
@@ -698,6 +737,7 @@ static int ewfault_message(struct dm_target *ti, unsigned int argc,
 		ef->delay_ms = 0;
 		ef->ignore_flushes = false;
 		spin_unlock_irqrestore(&ef->lock, flags);
+		ewfault_release_held(ef);
 		return 0;
 	}
 	if (argc != 2)
@@ -715,6 +755,16 @@ static int ewfault_message(struct dm_target *ti, unsigned int argc,
 	}
 	if (!strcasecmp(argv[0], "cut")) {
 		ewfault_cut(ef, v);
+		return 0;
+	}
+	if (!strcasecmp(argv[0], "hold") && v <= 1) {
+		if (v) {
+			spin_lock_irqsave(&ef->lock, flags);
+			ef->hold = true;
+			spin_unlock_irqrestore(&ef->lock, flags);
+		} else {
+			ewfault_release_held(ef);
+		}
 		return 0;
 	}
 	spin_lock_irqsave(&ef->lock, flags);

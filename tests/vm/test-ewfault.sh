@@ -8,6 +8,8 @@
 #   fail_nth_write 2     of three direct writes, the second fails
 #   fail_writes_from S   a write below S succeeds, one at S fails
 #   delay_ms 300         a direct write takes at least 300 ms
+#   hold 1               a direct write does not complete (3 s, held=1),
+#                        hold 0 completes it at once; clear does too
 #   a bad message        refused, nothing changed
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
@@ -64,6 +66,27 @@ t1=$(now_ms)
 msg delay_ms 0
 check "delay_ms 300: a write takes >= 300 ms" [ $((t1 - t0)) -ge 300 ]
 check "delay_ms: counted" [ "$(ewfault_field ewft 5)" -gt 0 ]
+
+held() { dmsetup status ewft | grep -o 'held=[0-9]*'; }
+for release in "hold 0" clear; do
+	msg hold 1
+	wr 8 &
+	w=$!
+	sleep 3
+	if kill -0 $w 2>/dev/null && [ "$(held)" = held=1 ]; then
+		ok "hold 1: a write is held ($release)"
+	else
+		notok "hold 1: a write is held ($release)"
+		note "$(dmsetup status ewft)"
+	fi
+	# shellcheck disable=SC2086 # two words
+	msg $release
+	if wait $w && [ "$(held)" = held=0 ]; then
+		ok "$release: the held write completes"
+	else
+		notok "$release: the held write completes"
+	fi
+done
 
 st=$(dmsetup status ewft)
 check "bad message refused" eval '! msg fail_flushes 2 2>/dev/null && ! msg nonsense 1 2>/dev/null'
