@@ -9,6 +9,11 @@
 #   ddm1/ddm2    eagerwrite ddm, dilution 2, sync 1/2
 #   ew1/ew2      eagerwrite ew, dilution 2, sync 1/2: on 36 members and one
 #                member long, the paper's 2x9x2 EW-Array
+#   ew1j         ew sync 1 with journal_copy 1024 (issue 16): each write's
+#                data also goes to a copy slot on the metadata device in
+#                its commit; the metadata disk is marked non-rotational
+#                (sysfs), as the SSD it stands for (journal copies need
+#                one; the mark stays for the configurations after it)
 #   r10s1h ... ew2h  the same eagerwrite configuration with its metadata
 #                device on one more hddsim disk (the all-rotating case;
 #                without "h" it is the harness's metadata disk, a loop
@@ -176,6 +181,11 @@ make_table() {	# make_table CONFIG
 	ddm2) ewctl table --layout ddm --sync 2 --len "$region" --metadata "$m" "${members[@]}" ;;
 	ew1) ewctl table --layout ew --sync 1 --len "$region" --metadata "$m" "${members[@]}" ;;
 	ew2) ewctl table --layout ew --sync 2 --len "$region" --metadata "$m" "${members[@]}" ;;
+	ew1j)
+		echo 0 >"/sys/block/$(basename "$(readlink -f "$m")")/queue/rotational" ||
+			return 1
+		ewctl table --layout ew --sync 1 --journal-copy 1024 --len "$region" \
+			--metadata "$m" "${members[@]}" ;;
 	*) return 1 ;;
 	esac
 }
