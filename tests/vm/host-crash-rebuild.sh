@@ -158,6 +158,8 @@ main() {
 		esac
 	done
 	top=$(cd "$(dirname "$0")/../.." && pwd)
+	# shellcheck source=tests/vm/persist-lib.sh
+	. "$top/tests/vm/persist-lib.sh"
 	fails=0
 	ok() { echo "ok - $1"; }
 	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
@@ -171,12 +173,8 @@ main() {
 	for cfg in $configs; do
 		delay=$(awk -v m=$((RANDOM % 2501)) 'BEGIN { printf "%.3f", 0.5 + m / 1000 }')
 		t0=$SECONDS
-		"${vmrun[@]}" --channel "$dir/channel.log" --log "$dir/boot1.log" \
-			--kill-on '^EW-POWERCUT-NOW' -- "$0" --guest write "$cfg" "$delay" \
-			>"$dir/vm-run1.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot1.log"
-		grep -aq '^not ok ' "$dir/boot1.log" && fails=$((fails + 1))
+		pl_boot_cut "$cfg" "$delay"
+		rc=$pl_rc
 		acks=$(grep -acE '^EWPROBE ack ' "$dir/channel.log")
 		if [ $rc = 137 ] && [ "$acks" -ge 1 ]; then
 			ok "$cfg: power cut ${delay} s into the rebuild, $acks acks on the host ($((SECONDS - t0)) s)"
@@ -185,14 +183,9 @@ main() {
 			tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
 			continue
 		fi
-		len=$(stat -c %s "$dir/channel.log")
-		dd if="$dir/channel.log" of="$dir/disk05.img" conv=notrunc status=none
 		t0=$SECONDS
-		"${vmrun[@]}" --log "$dir/boot2.log" -- "$0" --guest verify "$cfg" "$len" \
-			>"$dir/vm-run2.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot2.log"
-		grep -aq '^not ok ' "$dir/boot2.log" && fails=$((fails + 1))
+		pl_boot_verify disk05.img "$cfg"
+		rc=$pl_rc
 		[ $rc = 0 ] && ok "$cfg: boot 2, reassembly and verify ($((SECONDS - t0)) s)" ||
 			notok "$cfg: boot 2, reassembly and verify (vm-run exit $rc)"
 	done

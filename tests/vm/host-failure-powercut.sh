@@ -108,6 +108,8 @@ main() {
 		esac
 	done
 	top=$(cd "$(dirname "$0")/../.." && pwd)
+	# shellcheck source=tests/vm/persist-lib.sh
+	. "$top/tests/vm/persist-lib.sh"
 	fails=0
 	ok() { echo "ok - $1"; }
 	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
@@ -122,12 +124,8 @@ main() {
 		rm -f "$dir"/*.img
 		delay=$(awk -v m=$((RANDOM % 1301)) 'BEGIN { printf "%.3f", 0.2 + m / 1000 }')
 		t0=$SECONDS
-		"${vmrun[@]}" --channel "$dir/channel.log" --log "$dir/boot1.log" \
-			--kill-on '^EW-POWERCUT-NOW' -- "$0" --guest write "$cfg" "$delay" \
-			>"$dir/vm-run1.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot1.log"
-		grep -aq '^not ok ' "$dir/boot1.log" && fails=$((fails + 1))
+		pl_boot_cut "$cfg" "$delay"
+		rc=$pl_rc
 		# acks written after the failure began: the cut comes right
 		# after a failure, with writes going on
 		after=$(sed -n '/^EW-MEMBER-FAILING/,$p' "$dir/channel.log" |
@@ -139,14 +137,9 @@ main() {
 			tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
 			continue
 		fi
-		len=$(stat -c %s "$dir/channel.log")
-		dd if="$dir/channel.log" of="$dir/disk04.img" conv=notrunc status=none
 		t0=$SECONDS
-		"${vmrun[@]}" --log "$dir/boot2.log" -- "$0" --guest verify "$cfg" "$len" \
-			>"$dir/vm-run2.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot2.log"
-		grep -aq '^not ok ' "$dir/boot2.log" && fails=$((fails + 1))
+		pl_boot_verify disk04.img "$cfg"
+		rc=$pl_rc
 		if [ $rc = 0 ]; then
 			ok "$cfg: boot 2, reassembly with member 1 dead and verify ($((SECONDS - t0)) s)"
 		else

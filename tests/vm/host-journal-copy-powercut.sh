@@ -125,6 +125,8 @@ main() {
 		esac
 	done
 	top=$(cd "$(dirname "$0")/../.." && pwd)
+	# shellcheck source=tests/vm/persist-lib.sh
+	. "$top/tests/vm/persist-lib.sh"
 	fails=0
 	ok() { echo "ok - $1"; }
 	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
@@ -136,12 +138,8 @@ main() {
 	for slots in $configs; do
 		rm -f "$dir"/*.img "$dir/channel.log"
 		t0=$SECONDS
-		"${vmrun[@]}" --channel "$dir/channel.log" --log "$dir/boot1.log" \
-			--kill-on '^EW-POWERCUT-NOW' -- "$0" --guest write "$slots" 0 \
-			>"$dir/vm-run1.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot1.log"
-		grep -aq '^not ok ' "$dir/boot1.log" && fails=$((fails + 1))
+		pl_boot_cut "$slots" 0
+		rc=$pl_rc
 		acks=$(grep -acE '^EWPROBE ack ' "$dir/channel.log")
 		if [ $rc = 137 ] && [ "$acks" -ge 1 ]; then
 			ok "journal_copy $slots: power cut after member 0 failed, $acks acks ($((SECONDS - t0)) s)"
@@ -150,14 +148,9 @@ main() {
 			tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
 			continue
 		fi
-		len=$(stat -c %s "$dir/channel.log")
-		dd if="$dir/channel.log" of="$dir/disk02.img" conv=notrunc status=none
 		t0=$SECONDS
-		"${vmrun[@]}" --log "$dir/boot2.log" -- "$0" --guest verify "$slots" "$len" \
-			>"$dir/vm-run2.out" 2>&1
-		rc=$?
-		grep -a '^ok \|^not ok \|^# ' "$dir/boot2.log"
-		grep -aq '^not ok ' "$dir/boot2.log" && fails=$((fails + 1))
+		pl_boot_verify disk02.img "$slots"
+		rc=$pl_rc
 		if [ $rc = 0 ]; then
 			ok "journal_copy $slots: boot 2, reassembly with member 0 dead and verify ($((SECONDS - t0)) s)"
 		else

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Helpers of the persistence and power-cut tests (issues 5 and 8), sourced
-# in the guest, not run: tests/vm/test-persist.sh,
-# tests/vm/host-persist-reboot.sh, tests/vm/ewprobe-powercut.sh and
-# tests/vm/host-failure-powercut.sh.
+# Helpers of the persistence and power-cut tests (issues 5 and 8), sourced,
+# not run: in the guest by tests/vm/test-persist.sh,
+# tests/vm/host-persist-reboot.sh, tests/vm/ewprobe-powercut.sh and the
+# host-*-powercut/host-crash-rebuild tests' guest halves; on the host by
+# those tests' two-boot loops (pl_boot_cut, pl_boot_verify at the end).
 #
 # A "config" names what a test puts on a group of devices:
 #   LAYOUT:SYNC  an eagerwrite array (raid10, ddm or ew; sync 1 or 2;
@@ -186,4 +187,47 @@ pl_ewprobe_control() {
 		conv=notrunc status=none || return 1
 	ewprobe verify --log "$2" --json "$1" >/tmp/pl-c.json 2>/dev/null
 	[ $? = 1 ] && jq -e '.lost >= 1' /tmp/pl-c.json >/dev/null
+}
+
+# --- host side: the two boots of a power-cut test -------------------------
+# The caller sets vmrun (the vm-run command and its options, an array), dir
+# (the disk images, logs and channel) and counts its failures in fails;
+# "$0 --guest write|verify ..." is its own guest half.
+
+# pl_guest_results LOG: the guest's "ok", "not ok" and "#" lines; each
+# boot with a "not ok" counts one failure.
+pl_guest_results() {
+	grep -a '^ok \|^not ok \|^# ' "$1"
+	if grep -aq '^not ok ' "$1"; then
+		fails=$((fails + 1))
+	fi
+	return 0
+}
+
+# pl_boot_cut ARG...: boot 1 runs "$0 --guest write ARG...", whose acks go
+# to $dir/channel.log, and QEMU is killed (the power cut) when the guest
+# prints EW-POWERCUT-NOW.  pl_rc: vm-run's exit status (137: cut as asked).
+# shellcheck disable=SC2154,SC2034 # vmrun, dir: the caller's; pl_rc: for it
+pl_boot_cut() {
+	"${vmrun[@]}" --channel "$dir/channel.log" --log "$dir/boot1.log" \
+		--kill-on '^EW-POWERCUT-NOW' -- "$0" --guest write "$@" \
+		>"$dir/vm-run1.out" 2>&1
+	pl_rc=$?
+	pl_guest_results "$dir/boot1.log"
+}
+
+# pl_boot_verify IMG ARG...: boot 1's channel (the acks the host saw) is
+# written onto the disk image $dir/IMG, then boot 2 runs "$0 --guest
+# verify ARG... LEN" (LEN: the channel's length).  pl_rc: vm-run's exit
+# status.
+# shellcheck disable=SC2154,SC2034 # as pl_boot_cut
+pl_boot_verify() {
+	local img=$1 len
+	shift
+	len=$(stat -c %s "$dir/channel.log")
+	dd if="$dir/channel.log" of="$dir/$img" conv=notrunc status=none
+	"${vmrun[@]}" --log "$dir/boot2.log" -- "$0" --guest verify "$@" "$len" \
+		>"$dir/vm-run2.out" 2>&1
+	pl_rc=$?
+	pl_guest_results "$dir/boot2.log"
 }
