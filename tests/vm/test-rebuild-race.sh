@@ -4,19 +4,22 @@
 # A rebuild never copies a stale replica and never races a foreground
 # write (issue 17 item 6; the rule is in dm-eagerwrite-target.c, "Rebuild
 # runs").  For each configuration LAYOUT:SYNC (raid10:2, ddm:1, ew:1;
-# 4 members, mirrors 2, a 16 MiB volume; with sync 1 a write during the
+# 4 members, mirrors 2, an 8 MiB volume; with sync 1 a write during the
 # rebuild takes the live partner only, so a copy in flight of its block
 # is stale and must be dropped; with raid10 sync 2 it writes the
 # rebuilding member's home too, which a copy in flight must not
 # overwrite):
-#  1. fio writes a verify pattern over [4 MiB, 16 MiB); ewprobe write
+#  1. fio writes a verify pattern over [4 MiB, 8 MiB); ewprobe write
 #     (one thread, write + fdatasync, generation-numbered self-describing
 #     blocks, its log in a file) rewrites random blocks of [0, 4 MiB) for
 #     the whole test;
 #  2. member 1 becomes dm-error and fails; its replica partner (the
-#     source of the rebuild) becomes dm-delay with reads delayed 100 ms,
-#     so that every rebuild copy is in flight long enough for ewprobe's
-#     writes to land on its blocks meanwhile;
+#     source of the rebuild) becomes dm-delay with reads delayed
+#     DELAY_MS (50 ms), so that every rebuild copy is in flight long
+#     enough for ewprobe's writes to land on its blocks meanwhile (at
+#     its 700-850 writes/s in a quiet guest, 35-40 writes land during
+#     each copy; with 100 ms and a 16 MiB volume the yielding scan of
+#     ddm and ew took 170 s each, the suite 445 s in CI);
 #  3. the spare replaces member 1 at rebuild_rate 1 (runs of a tick's
 #     tokens) and the scan passes the last block while ewprobe writes;
 #  4. ewprobe stops, the rebuild completes (the member's queue of
@@ -41,8 +44,9 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
 configs=${EW_REBUILD_RACE_CONFIGS:-"raid10:2 ddm:1 ew:1"}
 DEV=ewr
-VOL=16M
+VOL=8M
 PROBE_BLOCKS=1024	# [0, 4 MiB)
+DELAY_MS=${EW_REBUILD_RACE_DELAY_MS:-50}
 # shellcheck disable=SC2206
 D=($EW_DISKS)
 SZ=$(blockdev --getsz "${D[0]}")
@@ -81,7 +85,7 @@ pattern() {	# pattern write|verify
 	local v=(--do_verify=1)
 	[ "$1" = verify ] && v=(--verify_only=1)
 	fio --name=pat --filename=/dev/mapper/$DEV --rw=write --bs=64k \
-		--offset=4M --size=12M --ioengine=libaio --iodepth=8 --direct=1 \
+		--offset=4M --size=4M --ioengine=libaio --iodepth=8 --direct=1 \
 		--verify=crc32c --verify_fatal=1 "${v[@]}" --eta=never \
 		--output=/tmp/pat.out >/dev/null 2>&1 && return 0
 	grep -iE 'verify|bad|err' /tmp/pat.out | head -n 5 | sed 's/^/#   /'
@@ -111,7 +115,7 @@ for cfg in $configs; do
 		notok "$cfg: create"
 		continue
 	fi
-	check "$cfg: verify pattern over [4, 16) MiB" pattern write
+	check "$cfg: verify pattern over [4, 8) MiB" pattern write
 	rm -f /tmp/probe.log
 	ewprobe write --log /tmp/probe.log --seconds 3600 --blocks $PROBE_BLOCKS \
 		--seed 7 --force /dev/mapper/$DEV >/tmp/probe.out 2>&1 &
@@ -120,7 +124,7 @@ for cfg in $configs; do
 
 	dmsetup reload ewm1 --table "0 $SZ error" && dmsetup resume ewm1
 	check "$cfg: member 1 failed" wait_failed 1
-	dmsetup reload "ewm$partner" --table "0 $SZ delay ${D[$partner]} 0 100 ${D[$partner]} 0 0" &&
+	dmsetup reload "ewm$partner" --table "0 $SZ delay ${D[$partner]} 0 $DELAY_MS ${D[$partner]} 0 0" &&
 		dmsetup resume "ewm$partner"
 	check "$cfg: rebuild_rate 1" dmsetup message $DEV 0 rebuild_rate 1
 	bg0=$(status_field $DEV 12)
