@@ -110,14 +110,7 @@ main() {
 	top=$(cd "$(dirname "$0")/../.." && pwd)
 	# shellcheck source=tests/vm/persist-lib.sh
 	. "$top/tests/vm/persist-lib.sh"
-	fails=0
-	ok() { echo "ok - $1"; }
-	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
-	mkdir -p "$top/build/vm"
-	dir=$(mktemp -d "$top/build/vm/failure-powercut.XXXXXX") || exit 2
-	trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
-	vmrun=("$top/scripts/vm-run" --disks 5 --disk-size 32M --meta-size 16M
-		--disk-dir "$dir" --timeout 400 --quiet)
+	pl_host_begin failure-powercut --disks 5 --disk-size 32M --meta-size 16M
 	RANDOM=$seed
 	echo "# configs $configs; seed $seed"
 	for cfg in $configs; do

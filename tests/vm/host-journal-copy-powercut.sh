@@ -127,14 +127,7 @@ main() {
 	top=$(cd "$(dirname "$0")/../.." && pwd)
 	# shellcheck source=tests/vm/persist-lib.sh
 	. "$top/tests/vm/persist-lib.sh"
-	fails=0
-	ok() { echo "ok - $1"; }
-	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
-	mkdir -p "$top/build/vm"
-	dir=$(mktemp -d "$top/build/vm/jcopy-powercut.XXXXXX") || exit 2
-	trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
-	vmrun=("$top/scripts/vm-run" --disks 3 --disk-size 48M --meta-size 16M
-		--disk-dir "$dir" --timeout 400 --quiet)
+	pl_host_begin jcopy-powercut --disks 3 --disk-size 48M --meta-size 16M
 	for slots in $configs; do
 		rm -f "$dir"/*.img "$dir/channel.log"
 		t0=$SECONDS

@@ -231,3 +231,20 @@ pl_boot_verify() {
 	pl_rc=$?
 	pl_guest_results "$dir/boot2.log"
 }
+
+# pl_host_begin TAG VM-RUN-OPTION...: the host half's common start: fails
+# counted by ok/notok, a work directory build/vm/TAG.XXXXXX (removed when
+# nothing failed, kept and named otherwise) and vmrun, the vm-run command
+# line over it (--disk-dir, a 400 s timeout, quiet) with the options given.
+# shellcheck disable=SC2034,SC2154 # fails, dir, vmrun: the caller's; top: its own
+pl_host_begin() {
+	local tag=$1
+	shift
+	fails=0
+	ok() { echo "ok - $1"; }
+	notok() { echo "not ok - $1"; fails=$((fails + 1)); }
+	mkdir -p "$top/build/vm" || exit 2
+	dir=$(mktemp -d "$top/build/vm/$tag.XXXXXX") || exit 2
+	trap '[ "$fails" -eq 0 ] && rm -rf "$dir" || echo "# kept $dir"' EXIT
+	vmrun=("$top/scripts/vm-run" "$@" --disk-dir "$dir" --timeout 400 --quiet)
+}
