@@ -284,6 +284,7 @@ struct ew_delayed {
 	u32 dst;
 	struct page *page;		/* the data of gen, or NULL */
 	u32 slot;			/* its journal copy, or EW_NO_SLOT */
+	bool sent;			/* written from page: ew_head_sent */
 };
 
 #define EW_NO_SLOT		U32_MAX
@@ -344,6 +345,11 @@ struct ew_array {
 	u64 run_len[EW_MAX_DISKS];
 	u64 err_sum_ns;
 	u64 err_count;
+	/*
+	 * The lead of eager placement (ew_place_lead_update), learned from
+	 * eager writes' completions, copied into every pd[].lead_ns.
+	 */
+	u64 lead_ns;
 	u64 repairs;			/* replicas rewritten after a bad read */
 	/* blocks whose only current replica was on a replaced member */
 	unsigned long *lost;
@@ -526,16 +532,39 @@ static sector_t ew_block_sector(struct ew_array *a, u64 pblock)
 	return EW_MEMBER_DATA_OFFSET_SECTORS + pblock * a->block_sectors;
 }
 
-/* Predictor bookkeeping for a completed member request. */
+/*
+ * Predictor bookkeeping.  A member serves what it is sent in order, and
+ * the target sends a request at once, often while others are queued on
+ * the same member (a page's two blocks, a read behind a write, a delayed
+ * replica): the next request starts where the last one sent leaves the
+ * arm, when it ends.  So the requests whose prediction the target makes
+ * (foreground reads and writes, delayed replicas written from their
+ * page) move the predicted arm when they are sent (ew_head_sent) and are
+ * retired at completion (ew_head_done).  kcopyd's copies (a read, then a
+ * write sent when the read ends) are seen only at their end
+ * (ew_head_seen): they place the arm only on a member with nothing sent
+ * in flight.  All with a->lock held.
+ */
+static void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
+			 u64 cost)
+{
+	struct ew_member *m = &a->m[disk];
+
+	ew_head_issue(&m->model, &m->head,
+		      ew_disk_block_lba(&m->model, pblock, a->block_sectors),
+		      a->block_sectors, now + cost);
+}
+
+/* A sent request completed; pred_ns, when known, is judged (field 15). */
 static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 			 u64 start_ns, u64 pred_ns, u64 end_ns)
 {
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
 
-	ew_head_complete(&m->model, &m->head,
-			 ew_disk_block_lba(&m->model, pblock, a->block_sectors),
-			 a->block_sectors, end_ns);
+	ew_head_retire(&m->model, &m->head,
+		       ew_disk_block_lba(&m->model, pblock, a->block_sectors),
+		       a->block_sectors, end_ns);
 	if (pred_ns) {
 		a->err_sum_ns += measured > pred_ns ? measured - pred_ns :
 			pred_ns - measured;
@@ -543,11 +572,33 @@ static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 	}
 }
 
-static void ew_head_busy(struct ew_array *a, u32 disk, u64 now, u64 cost)
+/*
+ * An eager write completed: the lead of placement learns whether its
+ * block was still ahead of the head when it reached the member.
+ */
+static void ew_lead_learn(struct ew_array *a, u32 disk, u64 pred_ns,
+			  u64 measured_ns)
 {
-	struct ew_head *h = &a->m[disk].head;
+	u64 lead = ew_place_lead_update(a->lead_ns, pred_ns, measured_ns,
+					a->m[disk].model.p.rotation_ns);
+	u32 i;
 
-	h->free_at_ns = max(h->free_at_ns, now + cost);
+	if (lead == a->lead_ns)
+		return;
+	a->lead_ns = lead;
+	for (i = 0; i < a->nr; i++)
+		a->pd[i].lead_ns = lead;
+}
+
+static void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
+{
+	struct ew_member *m = &a->m[disk];
+
+	if (!m->head.inflight)
+		ew_head_complete(&m->model, &m->head,
+				 ew_disk_block_lba(&m->model, pblock,
+						   a->block_sectors),
+				 a->block_sectors, now);
 }
 
 /*
@@ -1283,6 +1334,9 @@ static void ew_fg_endio(struct bio *clone)
 		a->m[disk].fg_done_ns = now;
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
+		if (ew_layout_eager(a->geom.p.layout) && !clone->bi_status)
+			ew_lead_learn(a, disk, io->pred_ns[r],
+				      now - io->start_ns);
 		if (clone->bi_status) {
 			io->status = clone->bi_status;
 			ew_member_error(a, disk, true);
@@ -1420,7 +1474,6 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		io->pred_ns[ch.index] = ch.cost_ns;
 		target[i] = ch.index;
 		a->pd[ch.disk].queued++;
-		ew_head_busy(a, ch.disk, now, ch.cost_ns);
 	}
 	if (ret) {
 		/* undo the replicas placed so far */
@@ -1459,6 +1512,10 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		ret = EW_FAILED;
 		goto put;
 	}
+	/* every replica on its own member: none moved another's arm */
+	for (i = 0; i < want; i++)
+		ew_head_sent(a, rep[target[i]].disk, io->newp[target[i]], now,
+			     io->pred_ns[target[i]]);
 	io->fg_mask = skip;
 	io->gen = ew_map_begin_write(&a->map, io->lblock);
 	io->start_ns = now;
@@ -1752,7 +1809,7 @@ static int ew_read(struct ew_array *a, struct bio *bio, struct ew_io *io)
 	io->epoch = ew_epoch_enter(a);
 	io->tracked = true;
 	a->pd[ch.disk].queued++;
-	ew_head_busy(a, ch.disk, io->start_ns, ch.cost_ns);
+	ew_head_sent(a, ch.disk, io->newp[0], io->start_ns, ch.cost_ns);
 	spin_unlock_irqrestore(&a->lock, flags);
 
 	bio_set_dev(bio, a->m[ch.disk].bdev);
@@ -1862,8 +1919,11 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	a->copies--;
 	/* no prediction to judge (kcopyd reports only the end of both) */
 	if (!d->page)
-		ew_head_done(a, d->src_disk, d->src, now, 0, now);
-	ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
+		ew_head_seen(a, d->src_disk, d->src, now);
+	if (d->sent)
+		ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
+	else
+		ew_head_seen(a, d->dst_disk, d->dst, now);
 	if (read_err || write_err) {
 		DMERR_LIMIT("background copy of block %llu replica %u failed (%s)",
 			    d->lblock, d->r, read_err ? "read" : "write");
@@ -1965,6 +2025,7 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 	u64 sblock[EW_MAX_MIRRORS], now;
 	struct ew_delayed *d;
 	struct ew_choice ch;
+	struct ew_access acc;
 	u32 r, n, avoid;
 	u8 up;
 
@@ -2063,6 +2124,22 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 			}
 			d->dst = (u32)ch.block;
 			ew_count(a, EW_C_EAGER_WRITES);
+		}
+		/*
+		 * From its page the write goes to the member at once
+		 * (ew_copy_from_page): later requests queue behind it.
+		 */
+		d->sent = !!d->page;
+		if (d->sent) {
+			if (d->to_home) {
+				ew_disk_predict(&m->model, &m->head, now,
+						ew_disk_block_lba(&m->model,
+								  d->dst,
+								  a->block_sectors),
+						a->block_sectors, true, &acc);
+				ch.cost_ns = acc.end_ns - now;
+			}
+			ew_head_sent(a, d->dst_disk, d->dst, now, ch.cost_ns);
 		}
 		to->bdev = m->bdev;
 		to->sector = ew_block_sector(a, d->dst);
@@ -2338,8 +2415,8 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 
 	spin_lock_irqsave(&a->lock, flags);
 	/* no prediction to judge (kcopyd reports only the end of both) */
-	ew_head_done(a, run->src_disk, run->src + run->n - 1, now, 0, now);
-	ew_head_done(a, run->dst_disk, run->dst + run->n - 1, now, 0, now);
+	ew_head_seen(a, run->src_disk, run->src + run->n - 1, now);
+	ew_head_seen(a, run->dst_disk, run->dst + run->n - 1, now);
 	if (!ok) {
 		DMERR_LIMIT("rebuild copy of %u blocks from member %u to member %u failed (%s)",
 			    run->n, run->src_disk, run->dst_disk,

@@ -456,14 +456,42 @@ void ew_disk_predict(const struct ew_disk *d, const struct ew_head *h,
 	a->end_ns = a->start_ns + a->total_ns;
 }
 
-void ew_head_complete(const struct ew_disk *d, struct ew_head *h,
-		      u64 lba, u32 nsect, u64 end_ns)
+/* The arm after [lba, lba + nsect): over its last sector. */
+static void head_arm_to(const struct ew_disk *d, struct ew_head *h,
+			u64 lba, u32 nsect)
 {
 	struct ew_pos pos;
 
 	ew_disk_lba_to_pos(d, nsect ? lba + nsect - 1 : lba, &pos);
 	h->cyl = pos.cyl;
 	h->head = pos.head;
+}
+
+void ew_head_complete(const struct ew_disk *d, struct ew_head *h,
+		      u64 lba, u32 nsect, u64 end_ns)
+{
+	head_arm_to(d, h, lba, nsect);
 	/* work queued behind this request may end later still */
 	h->free_at_ns = max(h->free_at_ns, end_ns);
+}
+
+void ew_head_issue(const struct ew_disk *d, struct ew_head *h,
+		   u64 lba, u32 nsect, u64 end_ns)
+{
+	head_arm_to(d, h, lba, nsect);
+	h->free_at_ns = max(h->free_at_ns, end_ns);
+	h->inflight++;
+}
+
+void ew_head_retire(const struct ew_disk *d, struct ew_head *h,
+		    u64 lba, u32 nsect, u64 end_ns)
+{
+	if (h->inflight)
+		h->inflight--;
+	if (h->inflight) {
+		h->free_at_ns = max(h->free_at_ns, end_ns);
+		return;
+	}
+	head_arm_to(d, h, lba, nsect);
+	h->free_at_ns = end_ns;
 }

@@ -94,6 +94,13 @@ struct ew_head {
 	u32 cyl;
 	u32 head;
 	u64 free_at_ns;		/* predicted completion of queued work */
+	/*
+	 * Requests sent with ew_head_issue() and not yet retired.  While
+	 * some are, cyl and head are where the last one sent leaves the
+	 * arm (the tail of the disk's queue), not where the last completed
+	 * one did.
+	 */
+	u32 inflight;
 };
 
 /* A predicted access, broken down. */
@@ -172,5 +179,26 @@ void ew_disk_predict(const struct ew_disk *d, const struct ew_head *h,
  */
 void ew_head_complete(const struct ew_disk *d, struct ew_head *h,
 		      u64 lba, u32 nsect, u64 end_ns);
+
+/*
+ * For a caller that sends a request to the disk at once, while earlier
+ * ones may still be queued there (the target: members serve what they
+ * are sent in order), instead of holding it until the disk is idle (the
+ * simulator).  The request predicted to end at end_ns was sent: the
+ * next request starts behind it, from where it leaves the arm, so the
+ * arm moves now, not at the completion.  Every issued request is retired
+ * once, with its completion time.
+ */
+void ew_head_issue(const struct ew_disk *d, struct ew_head *h,
+		   u64 lba, u32 nsect, u64 end_ns);
+/*
+ * An issued request completed at end_ns.  Others still in flight: the
+ * disk is busy until at least end_ns and the arm stays at the queue's
+ * tail.  None: the disk is idle from end_ns with the arm where this
+ * request left it, whatever the prediction said (a request predicted to
+ * end later than it did does not hold the next one back).
+ */
+void ew_head_retire(const struct ew_disk *d, struct ew_head *h,
+		    u64 lba, u32 nsect, u64 end_ns);
 
 #endif /* EW_DISK_H */

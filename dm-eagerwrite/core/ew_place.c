@@ -139,7 +139,9 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 	*cost_ns = 0;
 	if (!s.fm || !s.fm->nr_free)
 		return EW_NO_BLOCK;
-	s.start_ns = max(now_ns, pd->head->free_at_ns);
+	/* the disk sees the request lead_ns from now, not before */
+	s.now_ns = now_ns + pd->lead_ns;
+	s.start_ns = max(s.now_ns, pd->head->free_at_ns);
 	if (dir >= 0) {
 		for (c = ew_freemap_next_cyl(s.fm, hc, 1);
 		     c >= 0 && nf_worth(&s, c - hc);
@@ -155,6 +157,15 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 	if (s.best != EW_NO_BLOCK)
 		*cost_ns = s.best_end - now_ns;
 	return s.best;
+}
+
+u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
+			 u64 rotation_ns)
+{
+	if (measured_ns >= pred_ns + rotation_ns / 2)
+		return min(lead_ns + lead_ns / 2 + EW_LEAD_STEP_NS,
+			   rotation_ns / 4);
+	return lead_ns - div_u64(lead_ns, EW_LEAD_DECAY);
 }
 
 u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,

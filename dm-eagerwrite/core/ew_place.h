@@ -29,6 +29,14 @@ struct ew_pdisk {
 	const struct ew_freemap *fm;	/* NULL: no free space on this disk */
 	u32 queued;			/* foreground requests queued/in flight */
 	bool failed;
+	/*
+	 * The lead: how long after the caller's now_ns a request sent now
+	 * reaches the disk (the caller's path to it).  An eager write's
+	 * block must still be ahead of the head then; one that has just
+	 * passed costs a whole turn.  0 for a caller that sends at now_ns
+	 * (the simulator); the target learns it (ew_place_lead_update).
+	 */
+	u64 lead_ns;
 };
 
 struct ew_choice {
@@ -55,6 +63,21 @@ u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
  */
 u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 			      u64 now_ns, int dir, u64 *cost_ns);
+
+/*
+ * Learns the lead from an eager write's completion: predicted the
+ * service time pred_ns (now to completion, the lead included), measured
+ * measured_ns.  Later by half a turn or more: the block had passed under
+ * the head when the request reached the disk, so the lead was too short
+ * and grows by half (plus EW_LEAD_STEP_NS, at most a quarter turn);
+ * otherwise it shrinks by 1/EW_LEAD_DECAY of itself, so that a lead that
+ * is no longer needed does not cost rotation for ever.  Returns the new
+ * lead.
+ */
+#define EW_LEAD_STEP_NS		50000ULL
+#define EW_LEAD_DECAY		256
+u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
+			 u64 rotation_ns);
 
 /*
  * Chooses where one write replica goes.  cand[0..n-1] are the block's

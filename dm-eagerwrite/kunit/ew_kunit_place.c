@@ -619,7 +619,7 @@ static void ew_place_wang_bound(struct kunit *test)
 	static const u32 ks[] = { 15, 9, 6, 3, 1 };
 	struct ew_disk *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
 	struct ew_freemap *fm = kunit_kzalloc(test, sizeof(*fm), GFP_KERNEL);
-	struct ew_head h = { 0, 0, 0 };
+	struct ew_head h = { 0 };
 	struct ew_pdisk pd = { .model = d, .head = &h, .fm = fm };
 	struct ew_disk_params p;
 	struct rnd_state rnd;

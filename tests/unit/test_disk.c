@@ -366,7 +366,7 @@ static void test_first_sector_after(void **state)
 static void test_predict_same_track(void **state)
 {
 	struct ew_disk d;
-	struct ew_head h = { 0, 0, 0 };
+	struct ew_head h = { 0 };
 	struct ew_access a;
 
 	(void)state;
@@ -401,7 +401,7 @@ static void test_predict_same_track(void **state)
 static void test_predict_seek_and_switch(void **state)
 {
 	struct ew_disk d;
-	struct ew_head h = { 0, 0, 0 };
+	struct ew_head h = { 0 };
 	struct ew_access a;
 
 	(void)state;
@@ -427,7 +427,7 @@ static void test_predict_seek_and_switch(void **state)
 static void test_predict_track_crossing(void **state)
 {
 	struct ew_disk d;
-	struct ew_head h = { 0, 0, 0 };
+	struct ew_head h = { 0 };
 	struct ew_access a;
 
 	(void)state;
@@ -458,7 +458,7 @@ static void test_predict_track_crossing(void **state)
 static void test_head_complete(void **state)
 {
 	struct ew_disk d;
-	struct ew_head h = { 0, 0, 0 };
+	struct ew_head h = { 0 };
 
 	(void)state;
 	toy_disk(&d);
