@@ -518,6 +518,13 @@ bool ew_md_copy_room(struct ew_md *md)
 }
 
 /* Pages md still holds go back before the pool is freed (destructor). */
+/* A checkpoint waits for the live copies to end: each end is news. */
+bool ew_md_copy_held(struct ew_md *md)
+{
+	lockdep_assert_held(md->lock);
+	return md->copy_hold;
+}
+
 void ew_md_copy_drop_pages(struct ew_md *md)
 {
 	u32 i;
@@ -700,22 +707,44 @@ void ew_md_copy_stats(struct ew_md *md, u32 *used, u32 *total)
 
 /*
  * A checkpoint ends every copy the journal before it named: each live
- * one is logged again (COPY) in the open block, the first of the journal
- * the new superblock replays, without rewriting its slot, whose header
- * keeps the older seq (ew_meta_copy_check() takes a header older than
- * the replayed journal).  Only checkpoints taken with copies live carry
- * any: at suspend, at load and at a member replacement; the periodic
- * one waits until none is (ew_md_checkpoint_due()).  These records were
- * not reserved: one that finds no room is not logged, said loudly (a
- * crash after this checkpoint would not restore that copy).
+ * one whose COPY record is before journal block start (the first the new
+ * superblock replays) is logged again (COPY) in the open block, without
+ * rewriting its slot, whose header keeps the older seq
+ * (ew_meta_copy_check() takes a header older than the replayed journal).
+ * A copy whose COPY is in block start or later is replayed as it is; a
+ * second record would give it a seq its header does not hold, and
+ * recovery would refuse the slot.  The periodic checkpoint carries them
+ * only when all fit (ew_md_copy_uncarried(), ew_md_room()), else it waits
+ * (ew_md_checkpoint_due()); the others (suspend, load, member
+ * replacement) do not wait: these records were not reserved, and one
+ * that finds no room is not logged, said loudly (a crash after this
+ * checkpoint would not restore that copy).
  */
-static void ew_md_copy_carry(struct ew_md *md)
+static bool ew_md_copy_before(const struct ew_md_copy *c, u64 start)
+{
+	return c->seq < start;
+}
+
+static u32 ew_md_copy_uncarried(struct ew_md *md, u64 start)
+{
+	struct ew_md_copy *c;
+	u32 b, n = 0;
+
+	for (b = 0; b < ARRAY_SIZE(md->copy_hash); b++)
+		hlist_for_each_entry(c, &md->copy_hash[b], hnode)
+			n += ew_md_copy_before(c, start);
+	return n;
+}
+
+static void ew_md_copy_carry(struct ew_md *md, u64 start)
 {
 	struct ew_md_copy *c;
 	u32 b, dropped = 0;
 
 	for (b = 0; b < ARRAY_SIZE(md->copy_hash); b++) {
 		hlist_for_each_entry(c, &md->copy_hash[b], hnode) {
+			if (!ew_md_copy_before(c, start))
+				continue;
 			if (md->failed || !ew_md_room(md, 1) ||
 			    !ew_md_make_room(md, 1) ||
 			    ew_meta_jbuf_log_copy(&md->open, c->lblock,
@@ -935,21 +964,29 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 	due = !ew_md_failed(md) && open + EW_MD_JBUFS - md->sb.journal_seq >=
 	      md->sb.journal_slots / 2;
 	/*
-	 * A checkpoint ends every copy (replay starts after it): it waits
-	 * until none is live, and no new one starts meanwhile (writes that
-	 * want one wait); the delayed replicas that end them go on.
+	 * The checkpoint carries the live copies (ew_md_copy_carry()).
+	 * Only when their records did not fit in the journal's free room
+	 * (copy_hold, set by the checkpoint that gave up) does it wait
+	 * until none is live, no new one starting meanwhile (writes that
+	 * want one wait); the delayed replicas that end them go on, and
+	 * the target kicks a commit at each (ew_md_copy_held()).
 	 */
 	if (due && md->copy_nr) {
 		spin_lock_irq(md->lock);
-		md->copy_hold = true;
-		due = md->copy_nfree + md->copy_fcount == md->copy_nr;
+		if (md->copy_hold)
+			due = md->copy_nfree + md->copy_fcount == md->copy_nr;
 		spin_unlock_irq(md->lock);
 	}
 	mutex_unlock(&md->io_mutex);
 	return due;
 }
 
-static int __ew_md_checkpoint(struct ew_md *md, bool clean)
+/*
+ * periodic: the checkpoint the journal's room asks for (not at suspend,
+ * load or member replacement); it gives up (-EAGAIN, nothing written but
+ * the commit) rather than drop a live copy it cannot carry.
+ */
+static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
 {
 	struct ew_meta_sb nsb;
 	u32 area = ew_meta_ckpt_next_area(&md->sb);
@@ -970,8 +1007,14 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean)
 	 */
 	spin_lock_irq(md->lock);
 	start = md->open_seq;
+	if (periodic && md->copy_nr &&
+	    !ew_md_room(md, ew_md_copy_uncarried(md, start))) {
+		md->copy_hold = true;
+		spin_unlock_irq(md->lock);
+		return -EAGAIN;
+	}
 	if (md->copy_nr)
-		ew_md_copy_carry(md);
+		ew_md_copy_carry(md, start);
 	spin_unlock_irq(md->lock);
 	/* 2. the map, each block encoded under the lock */
 	for (idx = 0; idx < md->sb.ckpt_blocks; idx += n) {
@@ -1047,7 +1090,7 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 				md->sb = nsb;
 		}
 	} else {
-		ret = __ew_md_checkpoint(md, clean);
+		ret = __ew_md_checkpoint(md, clean, !clean);
 		if (!ret)
 			md->map_changed = false;
 	}
@@ -1642,7 +1685,7 @@ int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 	md->sb.member_failed = failed & ~BIT_ULL(i);
 	md->sb.member_rebuilding = (rebuilding | BIT_ULL(i)) &
 		~md->sb.member_failed;
-	ret = __ew_md_checkpoint(md, false);
+	ret = __ew_md_checkpoint(md, false, false);
 	if (ret) {
 		/* not durable: the member stays failed, its device unused */
 		md->data[i] = old_bdev;

@@ -113,7 +113,8 @@ void ew_md_stats(struct ew_md *md, struct ew_md_stats *st);
  * Under the lock: journal copies (journal_copy; Documentation/
  * eagerwrite.rst, "Journal copies").  A write that needs a copy takes a
  * slot before it starts (ew_md_copy_get: -1 when none is free, or while
- * a checkpoint waits for the live ones to end: the write waits) and one
+ * a checkpoint waits for the live ones to end, ew_md_copy_held(): the
+ * write waits, and the caller kicks a commit at each copy's end) and one
  * journal unit each for its COPY and UNCOPY records.  ew_md_copy_log
  * logs COPY for lblock at generation gen with its data in page; the
  * commit that makes the record durable writes the slot first.  page
@@ -126,6 +127,7 @@ void ew_md_stats(struct ew_md *md, struct ew_md_stats *st);
 u32 ew_md_copy_slots(struct ew_md *md);
 int ew_md_copy_get(struct ew_md *md);
 bool ew_md_copy_room(struct ew_md *md);
+bool ew_md_copy_held(struct ew_md *md);
 void ew_md_copy_drop_pages(struct ew_md *md);
 void ew_md_copy_cancel(struct ew_md *md, u32 slot);
 u64 ew_md_copy_log(struct ew_md *md, u32 slot, u64 lblock, u32 gen,
@@ -153,6 +155,11 @@ bool ew_md_failed(struct ew_md *md);
 /* Process context. */
 int ew_md_commit(struct ew_md *md);
 bool ew_md_checkpoint_due(struct ew_md *md);
+/*
+ * clean: at suspend and resume; !clean: the periodic checkpoint, which
+ * returns -EAGAIN when it cannot carry every live journal copy (it is
+ * due again once none is live).
+ */
 int ew_md_checkpoint(struct ew_md *md, bool clean);
 int ew_md_set_clean(struct ew_md *md, bool clean);
 /*

@@ -795,6 +795,9 @@ static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 		if (ew_md_copy_release(a->md, d->slot))
 			d->page = NULL;
 		d->slot = EW_NO_SLOT;
+		/* a checkpoint waits for the last copy to end */
+		if (ew_md_copy_held(a->md))
+			ew_kick_commit(a);
 	}
 	ew_delayed_unpage(a, d);
 	list_add(&d->list, &a->dfree_entries);

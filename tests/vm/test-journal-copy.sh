@@ -28,6 +28,16 @@
 #   acknowledged its writes or after WAIT_S seconds, whichever is first;
 #   the time the writes took and the slots in use are printed.
 #
+# Over a checkpoint (issue 16 item 4): the same window with CKPT_WRITES
+#   writes, more journal blocks than half the journal (511 blocks here),
+#   and CKPT_SLOTS slots (a copy superseded keeps its slot until its
+#   delayed entry ends, here after the hold), so that the periodic
+#   checkpoint falls due while copies are live (member 1 held
+#   CKPT_DELAY_MS): it carries them and the writes go on (it used to
+#   wait until no copy was live, and every write with it: here until the
+#   hold ended); all acknowledged within CKPT_WAIT_S while member 1 is
+#   held, a checkpoint taken meanwhile (status field 19), none lost.
+#
 # EW_JCOPY_LAYOUTS="raid10 ddm ew" runs more layouts.
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
@@ -40,6 +50,10 @@ GEN_BLOCKS=16
 layouts=${EW_JCOPY_LAYOUTS:-"ew"}
 DEV=ewj
 NBLK=16
+CKPT_WRITES=300
+CKPT_SLOTS=512
+CKPT_DELAY_MS=60000
+CKPT_WAIT_S=45
 SLOTS=64
 DELAY_MS=30000
 WAIT_S=20
@@ -90,23 +104,28 @@ acked() {
 	n=$(grep -c '^EWPROBE ack ' "/tmp/gen-$DEV.log" 2>/dev/null)
 	echo "${n:-0}"
 }
-# window LAYOUT SYNC [SLOTS]: writes with member 1 held, member 0 fails,
-# member 1 released; sets $ackd, $secs; leaves the array for gen_verify
+# window LAYOUT SYNC [SLOTS]: writes ($nw of them, default NBLK) with
+# member 1 held ($dl ms, default DELAY_MS), member 0 fails after them or
+# after $ws s (default WAIT_S), member 1 released; sets $ackd, $secs,
+# $slots, $ckpts; leaves the array for gen_verify
 window() {
-	local t0 _
+	local t0 _ st
 	setup "$@" || return 1
-	dmsetup message ewq1 0 delay_ms $DELAY_MS || return 1
+	dmsetup message ewq1 0 delay_ms "${dl:-$DELAY_MS}" || return 1
 	t0=$(date +%s)
-	gen_write "$DEV" $NBLK &
+	gen_write "$DEV" "${nw:-$NBLK}" &
 	wpid=$!
-	for _ in $(seq $((WAIT_S * 10))); do
+	for _ in $(seq $((${ws:-$WAIT_S} * 10))); do
 		kill -0 "$wpid" 2>/dev/null || break
 		sleep 0.1
 	done
 	secs=$(($(date +%s) - t0))
 	ackd=$(acked)
-	# copy slots used/total (the last status field) while member 1 is held
-	slots=$(dmsetup status "$DEV" | awk '{ print $NF }')
+	# copy slots used/total (the last status field) and checkpoints
+	# (field 19) while member 1 is held
+	st=$(dmsetup status "$DEV")
+	slots=$(echo "$st" | awk '{ print $NF }')
+	ckpts=$(echo "$st" | awk '{ print $22 }')
 	kill_member0 || return 1
 	dmsetup message ewq1 0 clear || return 1
 	wait "$wpid"
@@ -165,6 +184,20 @@ for layout in $layouts; do
 		check "$layout journal_copy: copy slots in use then ($slots)" \
 			test "${slots%%/*}" -gt 0
 		check "$layout journal_copy: no acknowledged write lost to one member failure" \
+			gen_verify "$DEV"
+	fi
+	teardown
+	# journal_copy over a checkpoint: it carries the live copies
+	ackd=0 secs=0 slots='' ckpts=''
+	if nw=$CKPT_WRITES dl=$CKPT_DELAY_MS ws=$CKPT_WAIT_S check \
+		"$layout sync 1 journal_copy $CKPT_SLOTS: window over a checkpoint" \
+		window "$layout" 1 $CKPT_SLOTS; then
+		note "$layout journal_copy: $ackd writes acknowledged in ${secs}s, copy slots $slots, checkpoints $ckpts"
+		check "$layout journal_copy: $CKPT_WRITES writes acknowledged while member 1 is held" \
+			test "$ackd" -eq $CKPT_WRITES
+		check "$layout journal_copy: a checkpoint taken with copies live ($ckpts)" \
+			test "${ckpts:-0}" -gt 0
+		check "$layout journal_copy: over a checkpoint, no acknowledged write lost" \
 			gen_verify "$DEV"
 	fi
 	teardown
