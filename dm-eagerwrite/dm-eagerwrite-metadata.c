@@ -517,7 +517,6 @@ bool ew_md_copy_room(struct ew_md *md)
 	return md->copy_nfree;
 }
 
-/* Pages md still holds go back before the pool is freed (destructor). */
 /* A checkpoint waits for the live copies to end: each end is news. */
 bool ew_md_copy_held(struct ew_md *md)
 {
@@ -525,6 +524,7 @@ bool ew_md_copy_held(struct ew_md *md)
 	return md->copy_hold;
 }
 
+/* Pages md still holds go back before the pool is freed (destructor). */
 void ew_md_copy_drop_pages(struct ew_md *md)
 {
 	u32 i;
