@@ -2,517 +2,26 @@
 /*
  * dm-eagerwrite-target.c - the eagerwrite device-mapper target.
  *
- * Mirrors a volume over many disks and makes synchronous writes fast by
- * eager writing (Zhang et al., "Configuring and Scheduling an
- * Eager-Writing Disk Array", FAST 2002).  The decisions (geometry,
- * placement, head prediction, free maps, map bookkeeping) live in the
- * portable core (core/); this file owns the state, the locking, the clock
- * and the I/O.
- *
- * Objects.  struct ew_array is the array: members, map, free maps, head
- * predictors, delayed-write queues, counters.  It is shared by every
- * table of one mapped device that names the same metadata device with
- * the same geometry, so that "dmsetup reload" of the same table (and the
- * swap on resume) keeps the in-memory map, the way dm-thin's pool
- * outlives its targets; another mapped device naming it is refused.
- * struct ew_target is one table's target: its devices and table words.
- *
- * Blocks.  ti->max_io_len is the block size, so dm splits bios at block
- * boundaries, and io_hints advertises block_size as the logical block
- * size: every read and write covers exactly one whole block, and no
- * read-modify-write is ever needed.  This is why block_size is limited to
- * PAGE_SIZE (a block layer limit on logical_block_size).
- *
- * Locking.  One spinlock per array (a->lock, irq-safe: completions run in
- * interrupt context) protects the map, the free maps, the deferred-free
- * list and read epochs, the head predictors and queue counts, the
- * in-flight block table, the delayed-write queues, the bio lists
- * (including the flush/FUA bios waiting for a commit) and the open
- * journal block of dm-eagerwrite-metadata.c, whose "under the lock" calls
- * are made with it held.  It is never held across I/O submission, bio
- * allocation, kcopyd calls or metadata I/O; .map never sleeps.
- * ew_arrays_lock (a mutex) protects the list of arrays and their
- * reference counts (constructor and destructor only); the metadata's
- * process-context calls serialise on its own mutex.
- *
- * Writes.  A write takes the block's cell (struct ew_cell in the
- * in-flight table): writes to one block are serialised, and a write waits
- * for a background copy to a fixed home of that block (both would write
- * the same physical block).  ew_place_write chooses the `sync` foreground
- * replicas: the home for raid10, the free block nearest the predicted
- * head for ddm and ew.  Each is a clone of the bio (FUA kept).  When all
- * foreground replicas completed, the map commits the new generation, the
- * blocks given up go to the deferred-free list, the remaining replicas go
- * to their disks' delayed-write queues and the bio completes.
- *
- * Delayed replicas.  Each entry names (block, replica, generation).  The
- * propagation worker serves a disk's queue when it has no foreground I/O
- * (or when the queues are three quarters full or writers wait), writing
- * it to an eager-placed free block (ew, ddm's partner) or to the fixed
- * home (raid10, ddm's home step).  A copy whose generation is no longer
- * current is stale: it is dropped before it starts, and if it completes
- * late it never becomes current (its block is freed).  The generation
- * check is sound only because of this rule: a copy (a delayed replica or
- * a rebuild run) starts only while no write or discard of its block is in
- * flight (the block's cell is free), so the source it reads holds the
- * data of the generation it names.  A write bumps the generation when it
- * starts but moves the map only when it completes: an entry queued
- * meanwhile (the scan or a read repair found the block busy) names the
- * new generation while the map still points at the old data, and a copy
- * started then would make that old data current after the write
- * completed, over the acknowledged write (the ew sync 2 loss in
- * host-crash-rebuild).  Such an entry waits at the head of its queue
- * until the write completes, which kicks the worker.  Entries are
- * preallocated (delay_queue of them); a write reserves its entries before
- * it starts and, when none are left, waits in the bio worker: nothing is
- * dropped.  A write's delayed replica is written from memory (dm-io): its
- * completion copies the block into a page of the array's preallocated
- * pool (see "Delayed-write pages"), so the copy never reads back the
- * block its member has just written (the paper's Delay).  An entry
- * without a page (the pool was empty, or a repair or resync entry, whose
- * data was never in memory) is copied by kcopyd: it reads an up-to-date
- * replica, then writes it.
- *
- * Free after remap.  A block given up by a remap is pushed on the
- * deferred-free list and returned to its free map only at a safe point:
- * when every read (foreground read or copy source) that started before
- * it was pushed has completed, and the journal block recording the remap
- * that gave it up is durable (ew_md_dfree_safe()): recovery rebuilds the
- * free maps from the durable map, which may still point at it.  Reads
- * enter one of two epochs; a free pushed during epoch e is released once
- * the reads of e and of the epoch before it are done.
- *
- * Discards.  The map forgets whole blocks at once (they read zeros, their
- * eager blocks go to the deferred-free list); for layouts with fixed
- * homes the bio worker also discards the homes on the members while
- * writes and home copies of the range wait.
- *
- * Persistence.  Every map change is journalled under a->lock when it
- * happens (ew_write_done, ew_copy_done, ew_discard), into journal space
- * reserved before the I/O started.  The commit worker (ew_commit_work,
- * kicked by flushes and FUA writes, and every EW_COMMIT_PERIOD) flushes
- * the members written since the last commit and only then writes the
- * journal with FUA (the order is in dm-eagerwrite-metadata.c).  An empty
- * PREFLUSH bio (num_flush_bios = 1) and a FUA write complete when the
- * commit covering every write completed before them (resp. their own
- * record) is durable.  postsuspend checkpoints and marks the superblock
- * clean; preresume marks it in use.  A metadata I/O error makes the array
- * read-only: writes, discards and flushes fail, reads go on.  Loading
- * formats an all-zero metadata device or recovers the map from it; see
- * Documentation/eagerwrite.rst and on-disk-format.rst.
+ * The module and the target's interface to dm: the constructor and
+ * destructor (the array: creation, loading the metadata, sharing between
+ * the tables of one mapped device), suspend and resume, status, messages,
+ * iterate_devices and io_hints.  The objects and their locking are in
+ * dm-eagerwrite.h; the I/O paths in the other dm-eagerwrite-*.c files.
  */
 
-#include <linux/device-mapper.h>
-#include <linux/dm-kcopyd.h>
-#include <linux/module.h>
-#include <linux/init.h>
-#include <linux/bio.h>
-#include <linux/blkdev.h>
-#include <linux/hash.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/wait.h>
-#include <linux/workqueue.h>
-#include <linux/ktime.h>
-#include <linux/atomic.h>
-
-#include "core/ew_geom.h"
-#include "core/ew_disk.h"
-#include "core/ew_freemap.h"
-#include "core/ew_place.h"
-#include "core/ew_table.h"
-#include "core/ew_map.h"
-#include "core/ew_meta.h"
-#include "core/ew_msg.h"
-#include "dm-eagerwrite-metadata.h"
-
-#define DM_MSG_PREFIX "eagerwrite"
-
-#define EW_CELL_BITS		10
-#define EW_COPIES_PER_DISK	4	/* background copies in flight per disk */
-#define EW_MAX_DISCARD_BLOCKS	65536	/* discard bios are split to this */
-#define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
-#define EW_COMMIT_PERIOD	HZ	/* periodic commit: bounds lost work */
-#define EW_RESYNC_SCAN		1024	/* blocks scanned per hold of the lock */
-/*
- * Member errors (see "Member failures" below): a member is failed once it
- * has returned at least EW_FAIL_MIN_ERRORS errors and nothing but errors
- * for EW_FAIL_AFTER_NS; until then it is only avoided, and its queue is
- * retried every EW_ERR_BACKOFF_NS.
- */
-#define EW_FAIL_MIN_ERRORS	8
-#define EW_FAIL_AFTER_NS	(5 * NSEC_PER_SEC)
-#define EW_ERR_BACKOFF_NS	(200 * NSEC_PER_MSEC)
-#define EW_WRITE_RETRIES	3	/* re-placements of a write none took */
-/*
- * The label probe (see "Member failures"): how often an idle member in
- * an error run has its label read, and how long a probe may stay out
- * before each further period counts as an error.
- */
-#define EW_PROBE_PERIOD		HZ
-#define EW_PROBE_TIMEOUT_NS	EW_FAIL_AFTER_NS
-/*
- * Rebuild: a tick of the scan, its slice under the lock, default rate.
- * A throttled scan (rebuild_rate > 0) is paced every EW_RB_PACE_MS and
- * may save up EW_RB_BURST paces of tokens, no more: at 4 MiB/s a run is
- * then at most 80 KiB, not a whole tick's 400 KiB, and a foreground
- * request on the members waits behind that at most.
- */
-#define EW_RB_TICK_MS		100
-#define EW_RB_PACE_MS		10
-#define EW_RB_BURST		2
-#define EW_RB_SLICE		512
-#define EW_RB_SCAN_PER_TICK	65536
-#define EW_RB_DEFAULT_MIB	32
-/*
- * Rebuild runs (see "Rebuild"): blocks per run at most, and what is in
- * flight at most, in runs and in sectors (4 MiB: keeps a replacement
- * busy without a deep queue on the members that serve the reads).
- */
-#define EW_RB_RUN_MAX		128
-#define EW_RB_RUN_SECTORS	1024	/* 512 KiB per copy */
-#define EW_RB_RUNS		32
-#define EW_RB_INFLIGHT_SECTORS	8192
-/*
- * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
- * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
- * ago, a new run that reads or writes it starts only when fewer than
- * EW_RB_FG_RUNS runs touch it, and a run grows to EW_RB_FG_RUN_SECTORS at
- * most (64 KiB: one kcopyd sub-job).
- */
-#define EW_RB_FG_RUNS		1
-#define EW_RB_FG_RUN_SECTORS	128
-#define EW_RB_FG_IDLE_NS	(100 * NSEC_PER_MSEC)
-/*
- * Delayed replicas written from memory: a copy of the block taken when
- * the write completes, so that the copy need not read back the block its
- * member has just written (the paper's Delay, ewsim).  One page per
- * delay_queue entry, at most this many per array (4 MiB with 4 KiB
- * pages), preallocated; an entry that finds none is copied by kcopyd
- * (read, then write) and counted (see "Delayed-write pages").
- */
-#define EW_DELAY_PAGES		1024
-
-enum ew_counter {
-	EW_C_READS,
-	EW_C_WRITES,
-	EW_C_FG_WRITES,
-	EW_C_BG_WRITES,
-	EW_C_EAGER_WRITES,
-	EW_C_FLUSHES,
-	EW_C_NR
-};
-
-struct ew_array;
-
-/* A member's label probe (see "Member failures"); busy, start_ns under a->lock. */
-struct ew_probe {
-	struct ew_array *a;
-	u32 disk;
-	bool busy;			/* a probe bio in flight */
-	u64 start_ns;			/* ... sent then */
-};
-
-/* A block with I/O in flight that others must not overlap. */
-struct ew_cell {
-	struct hlist_node node;
-	u64 lblock;
-};
-
-struct ew_member {
-	struct block_device *bdev;
-	struct ew_disk model;
-	struct ew_head head;
-	struct ew_freemap fm;
-	bool has_fm;
-	u32 copies;			/* background copies in flight */
-	struct list_head delayed;	/* queued struct ew_delayed */
-	u32 nr_delayed;
-	/* errors: see "Member failures" */
-	u32 err_run;			/* errors since the last success */
-	u64 err_since_ns;		/* first error of that run */
-	u64 last_err_ns;
-	u64 read_errors;
-	u64 write_errors;
-	u64 owed;			/* delayed replicas dropped on failure */
-	bool rebuilding;		/* replaced: its replicas are rebuilt */
-	u64 rb_alloc;			/* rebuild: next free block to try */
-	u32 rb_runs;			/* runs formed or in flight from or to it */
-	u64 fg_done_ns;			/* its last foreground completion */
-	struct ew_probe probe;
-};
-
-/*
- * A rebuild run: stale replicas of up to EW_RB_RUN_MAX logical blocks
- * whose sources lie in one contiguous range of one member and whose
- * destinations in one contiguous range of the rebuilding member, copied
- * by one kcopyd job.  The logical blocks need not be consecutive.
- */
-struct ew_rb_run {
-	struct list_head list;		/* a->rb_idle, or a fill's batch */
-	struct ew_array *a;
-	u32 n;
-	u32 src_disk;
-	u32 src;			/* first source block */
-	u32 dst_disk;
-	u32 dst;			/* first destination block */
-	u8 r;				/* the replica rebuilt, on dst_disk */
-	bool to_home;			/* cells held: see "Rebuild" */
-	u8 epoch;
-	u64 lblock[EW_RB_RUN_MAX];
-	u32 gen[EW_RB_RUN_MAX];		/* generation when the run formed */
-	u32 oldp[EW_RB_RUN_MAX];	/* the replica's block then */
-	struct ew_cell cell[EW_RB_RUN_MAX];
-};
-
-/* One delayed replica. */
-struct ew_delayed {
-	struct list_head list;
-	struct ew_cell cell;		/* held while copying to a home */
-	struct ew_array *a;
-	u64 lblock;
-	u32 gen;
-	u8 r;
-	bool to_home;
-	u8 epoch;
-	u8 src_r;			/* replica read */
-	u32 src_disk;
-	u32 src;
-	u32 dst_disk;
-	u32 dst;
-	struct page *page;		/* the data of gen, or NULL */
-	u32 slot;			/* its journal copy, or EW_NO_SLOT */
-	bool sent;			/* written from page: ew_head_sent */
-};
-
-#define EW_NO_SLOT		U32_MAX
-
-struct ew_array {
-	struct list_head list;		/* ew_arrays */
-	unsigned int refs;		/* under ew_arrays_lock */
-	/*
-	 * The one mapped device whose tables share this array (a reload
-	 * of it keeps the array); set once, compared only.  The array
-	 * lives while a table of it exists, so the pointer stays valid.
-	 */
-	struct mapped_device *owner;
-	dev_t meta_dev;
-	dev_t data_dev[EW_MAX_DISKS];
-	struct ew_table_args args;	/* device words cleared */
-	struct ew_geom geom;
-	u32 nr;
-	u32 block_sectors;
-	u32 need_delayed;		/* entries a write reserves */
-	/*
-	 * Replicas a write waits for: args.sync, except with journal_copy
-	 * on a rotating metadata device, where a copy would cost a seek:
-	 * such a write waits for two replicas (sync 2).  args keeps the
-	 * table as given (TABLE reloads it exactly).
-	 */
-	u32 sync;
-	bool jcopy;			/* journal copies written */
-
-	spinlock_t lock;		/* see "Locking" at the top */
-	struct ew_member *m;
-	struct ew_pdisk *pd;		/* placement view; .queued = fg I/O */
-	struct ew_map map;
-	struct ew_dfree dfree;
-	u64 epoch_start[2];		/* dfree sequence at epoch start */
-	u32 readers[2];
-	u8 epoch;
-	struct hlist_head cells[1 << EW_CELL_BITS];
-	struct bio_list deferred;	/* waiting for a cell or free space */
-	struct bio_list retry;		/* for the worker, may sleep */
-	struct ew_delayed *dpool;
-	struct list_head dfree_entries;	/* unused struct ew_delayed */
-	/* see "Delayed-write pages" */
-	struct page **dpages;		/* free pages for delayed data */
-	u32 dpages_nr, dpages_free;	/* allocated, free (a stack) */
-	u32 dpages_resv;		/* ... promised to journal copies */
-	u64 delay_fallbacks;		/* write entries queued with none */
-	struct dm_io_client *io;	/* delayed replicas from memory */
-	u32 writes;			/* foreground writes in flight */
-	u32 delay_used;			/* entries reserved or queued */
-	u32 pending;			/* entries queued or copying */
-	u32 copies;
-	bool suspended;
-	bool discarding;		/* homes of [disc_first, disc_end) */
-	u64 disc_first;
-	u64 disc_end;
-	u64 run_start[EW_MAX_DISKS];	/* bio worker: home discard runs */
-	u64 run_len[EW_MAX_DISKS];
-	u64 err_sum_ns;
-	u64 err_count;
-	/*
-	 * The lead of eager placement (ew_place_lead_update), learned from
-	 * eager writes' completions, copied into every pd[].lead_ns.
-	 */
-	u64 lead_ns;
-	u64 repairs;			/* replicas rewritten after a bad read */
-	/* blocks whose only current replica was on a replaced member */
-	unsigned long *lost;
-	u64 nr_lost;
-	/* rebuild, the scan for stale replicas: see "Rebuild" */
-	struct delayed_work rb_work;
-	u64 scan_tokens;		/* copies the rate allows now */
-	u64 scan_refill_ns;
-	struct work_struct state_work;	/* member state to the superblock */
-	struct delayed_work probe_work;	/* label probes: "Member failures" */
-	u32 probes;			/* label probe bios in flight */
-	bool rb_active;
-	bool rb_paused;
-	u32 rb_rate_mib;		/* MiB/s, 0: unlimited */
-	struct ew_rb_run *rb_runs;	/* EW_RB_RUNS of them */
-	struct list_head rb_idle;	/* runs not in flight */
-	u32 rb_inflight;		/* runs in flight */
-	u64 rb_sectors;			/* ... and their sectors */
-	u64 rb_blocks;			/* ... and their blocks */
-	struct bio_list read_retry;	/* reads to send to another replica */
-	atomic64_t counters[EW_C_NR];
-	struct ew_md *md;		/* the persistent map */
-	struct bio_list commit_wait;	/* flush and FUA bios: io->commit_seq */
-	u64 lost_seen;			/* ew_md_lost_seq() handled */
-	bool lost_pending;		/* ... and no waiter was told yet */
-	u64 resync_next;		/* stale-replica scan cursor */
-
-	wait_queue_head_t throttle_wait;
-	wait_queue_head_t copy_wait;
-	struct workqueue_struct *wq;
-	struct work_struct bio_work;
-	struct workqueue_struct *prop_wq;
-	struct work_struct prop_work;
-	struct workqueue_struct *commit_wq;
-	struct delayed_work commit_work;
-	struct delayed_work backoff_work;	/* kicks prop_work later */
-	/*
-	 * dm events (dm_table_event) for a member failed, a rebuild
-	 * started, paused, resumed or ended, a block lost, the metadata
-	 * read-only: ew_event() queues event_work, from any context;
-	 * event_work raises it on the live table's target event_ti.
-	 * event_ti is set in resume and cleared in postsuspend (then
-	 * event_work is flushed), under event_lock: an event while no table
-	 * is live is not raised (resume raises one if a rebuild runs).
-	 */
-	struct work_struct event_work;
-	struct mutex event_lock;	/* event_ti against the work */
-	struct dm_target *event_ti;
-	bool md_failed_seen;		/* commit worker: read-only raised */
-	struct dm_kcopyd_client *kc;
-	struct bio_set bs;
-};
-
-struct ew_target {
-	struct dm_target *ti;
-	struct ew_array *a;
-	struct ew_table_args args;	/* device words cleared */
-	struct dm_dev *meta;
-	struct dm_dev *dev[EW_MAX_DISKS];
-	u32 nr;
-};
-
-enum ew_io_kind {
-	EW_IO_READ = 1,
-	EW_IO_WRITE,
-	EW_IO_FLUSH,
-	EW_IO_OTHER,
-};
-
-/* Per-bio data. */
-struct ew_io {
-	struct ew_cell cell;
-	struct ew_array *a;
-	u64 lblock;
-	u64 start_ns;
-	struct bvec_iter iter;		/* read: as .map saw it, for a retry */
-	u64 pred_ns[EW_MAX_MIRRORS];
-	u32 newp[EW_MAX_MIRRORS];
-	u32 gen;
-	u32 disk;			/* read: the member read */
-	atomic_t pending;
-	blk_status_t status;
-	u8 kind;
-	u8 fg_mask;
-	u8 ok_mask;
-	u8 epoch;
-	u8 reserved;
-	u8 jres;			/* journal records reserved */
-	u8 rep;				/* read: the replica read */
-	u8 retries;
-	bool tracked;			/* read: counted in queue and epoch */
-	u64 commit_seq;			/* flush, FUA: journal block waited for */
-	u32 slot;			/* write: copy slot reserved */
-};
-
-/*
- * A foreground replica write: the clone of a write bio, in front of
- * which a->bs keeps the replica it writes (front_pad), so that its
- * completion needs no guess from the device it went to.
- */
-struct ew_clone {
-	u32 r;
-	struct bio bio;		/* last: bio_alloc_clone's front_pad */
-};
+#include "dm-eagerwrite.h"
 
 static LIST_HEAD(ew_arrays);
 static DEFINE_MUTEX(ew_arrays_lock);
-
-/* ---------------------------------------------------------------- */
-/* Small helpers, all called with a->lock held unless said otherwise. */
-
-static inline u64 ew_now(void)
-{
-	return ktime_get_ns();
-}
-
-static void ew_count(struct ew_array *a, enum ew_counter c)
-{
-	atomic64_inc(&a->counters[c]);
-}
-
-static struct hlist_head *ew_cell_bucket(struct ew_array *a, u64 lblock)
-{
-	return &a->cells[hash_64(lblock, EW_CELL_BITS)];
-}
-
-static bool ew_cell_busy(struct ew_array *a, u64 lblock)
-{
-	struct ew_cell *c;
-
-	hlist_for_each_entry(c, ew_cell_bucket(a, lblock), node)
-		if (c->lblock == lblock)
-			return true;
-	return false;
-}
 
 static bool ew_layout_homes(struct ew_array *a)
 {
 	return a->geom.p.layout != EW_LAYOUT_EW;
 }
 
-static bool ew_in_discard(struct ew_array *a, u64 lblock)
-{
-	return a->discarding && lblock >= a->disc_first &&
-		lblock < a->disc_end;
-}
-
-static void ew_cell_hold(struct ew_array *a, struct ew_cell *c, u64 lblock)
-{
-	c->lblock = lblock;
-	hlist_add_head(&c->node, ew_cell_bucket(a, lblock));
-}
-
-/* Returns true when deferred bios should be retried. */
-static bool ew_cell_release(struct ew_array *a, struct ew_cell *c)
-{
-	hlist_del_init(&c->node);
-	return !bio_list_empty(&a->deferred);
-}
-
 /* Replicas of lblock, their homes as map entries. */
-static void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
-			u32 *home)
+void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
+		 u32 *home)
 {
 	u32 r;
 
@@ -520,16 +29,6 @@ static void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
 	for (r = 0; r < a->geom.p.mirrors; r++)
 		home[r] = rep[r].home == EW_NO_BLOCK ? EW_MAP_NONE :
 			  (u32)rep[r].home;
-}
-
-/*
- * A physical block's sector on its member: the layout starts after the
- * member label (EW_MEMBER_DATA_OFFSET_SECTORS).  Every member I/O goes
- * through here.
- */
-static sector_t ew_block_sector(struct ew_array *a, u64 pblock)
-{
-	return EW_MEMBER_DATA_OFFSET_SECTORS + pblock * a->block_sectors;
 }
 
 /*
@@ -545,8 +44,8 @@ static sector_t ew_block_sector(struct ew_array *a, u64 pblock)
  * (ew_head_seen): they place the arm only on a member with nothing sent
  * in flight.  All with a->lock held.
  */
-static void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
-			 u64 cost)
+void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
+		  u64 cost)
 {
 	struct ew_member *m = &a->m[disk];
 
@@ -556,8 +55,8 @@ static void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
 }
 
 /* A sent request completed; pred_ns, when known, is judged (field 15). */
-static void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
-			 u64 start_ns, u64 pred_ns, u64 end_ns)
+void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
+		  u64 start_ns, u64 pred_ns, u64 end_ns)
 {
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
@@ -590,7 +89,7 @@ static void ew_lead_learn(struct ew_array *a, u32 disk, u64 pred_ns,
 		a->pd[i].lead_ns = lead;
 }
 
-static void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
+void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 {
 	struct ew_member *m = &a->m[disk];
 
@@ -649,7 +148,7 @@ static void ew_unlose(struct ew_array *a, u64 lblock)
 	}
 }
 
-static void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock)
+void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock)
 {
 	if (pblock == EW_MAP_NONE)
 		return;
@@ -666,13 +165,7 @@ static void ew_defer_frees(struct ew_array *a, const struct ew_replica *rep,
 		ew_defer_free(a, rep[r].disk, freed[r]);
 }
 
-static u8 ew_epoch_enter(struct ew_array *a)
-{
-	a->readers[a->epoch]++;
-	return a->epoch;
-}
-
-static void ew_epoch_exit(struct ew_array *a, u8 epoch)
+void ew_epoch_exit(struct ew_array *a, u8 epoch)
 {
 	a->readers[epoch]--;
 	ew_release_frees(a);
@@ -685,22 +178,6 @@ static bool ew_pressure(struct ew_array *a)
 	/* lockless: a missed waiter is seen at the next kick */
 	waiters = waitqueue_active(&a->throttle_wait);
 	return a->delay_used * 4 >= a->args.delay_queue * 3 || waiters;
-}
-
-static void ew_kick_bios(struct ew_array *a)
-{
-	queue_work(a->wq, &a->bio_work);
-}
-
-static void ew_kick_prop(struct ew_array *a)
-{
-	queue_work(a->prop_wq, &a->prop_work);
-}
-
-/* A commit now (any context; the periodic one is re-armed after it). */
-static void ew_kick_commit(struct ew_array *a)
-{
-	mod_delayed_work(a->commit_wq, &a->commit_work, 0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -735,7 +212,7 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
  */
 
 /* Gives back an entry's page, if it holds one.  a->lock held. */
-static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
+void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
 {
 	if (d->page) {
 		a->dpages[a->dpages_free++] = d->page;
@@ -751,8 +228,8 @@ static void ew_delayed_unpage(struct ew_array *a, struct ew_delayed *d)
  * made under the lock because the entry is already queued: the worker
  * may take it as soon as the lock is dropped.
  */
-static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
-			    struct bio *bio, bool resv)
+void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
+		     struct bio *bio, bool resv)
 {
 	struct bvec_iter iter;
 	struct bio_vec bv;
@@ -776,7 +253,7 @@ static void ew_delayed_page(struct ew_array *a, struct ew_delayed *d,
 }
 
 /* md gives back a page that held a copy slot's data.  a->lock held. */
-static void ew_copy_page_put(void *ctx, struct page *page)
+void ew_copy_page_put(void *ctx, struct page *page)
 {
 	struct ew_array *a = ctx;
 
@@ -789,7 +266,7 @@ static void ew_copy_page_put(void *ctx, struct page *page)
  * for is now current (a copy done), or no longer wanted (superseded, its
  * member failed).  The page stays md's while the slot is not written.
  */
-static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
+void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 {
 	if (d->slot != EW_NO_SLOT) {
 		if (ew_md_copy_release(a->md, d->slot))
@@ -805,9 +282,9 @@ static void ew_delayed_put(struct ew_array *a, struct ew_delayed *d)
 	a->pending--;
 }
 
-static struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
-					   u32 gen, u32 r, u32 disk,
-					   bool to_home)
+struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
+				    u32 gen, u32 r, u32 disk,
+				    bool to_home)
 {
 	struct ew_delayed *d = ew_delayed_get(a);
 
@@ -879,18 +356,18 @@ static bool ew_err_run_live(struct ew_member *m, u64 now)
 	return m->err_run && now - m->last_err_ns < EW_FAIL_AFTER_NS;
 }
 
-static bool ew_member_avoid(struct ew_array *a, u32 disk)
+bool ew_member_avoid(struct ew_array *a, u32 disk)
 {
 	return a->pd[disk].failed || ew_err_run_live(&a->m[disk], ew_now());
 }
 
 /* Tells userspace (dmsetup wait, ewctl monitor): any context. */
-static void ew_event(struct ew_array *a)
+void ew_event(struct ew_array *a)
 {
 	schedule_work(&a->event_work);
 }
 
-static void ew_event_work(struct work_struct *work)
+void ew_event_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(work, struct ew_array, event_work);
 
@@ -901,7 +378,7 @@ static void ew_event_work(struct work_struct *work)
 }
 
 /* The only place a member becomes failed.  a->lock held. */
-static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
+void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 {
 	struct ew_member *m = &a->m[disk];
 	struct ew_delayed *d, *tmp;
@@ -930,7 +407,7 @@ static void ew_member_fail(struct ew_array *a, u32 disk, const char *why)
 }
 
 /* Probes idle members in an error run from now on.  a->lock held. */
-static void ew_probe_arm(struct ew_array *a)
+void ew_probe_arm(struct ew_array *a)
 {
 	if (!a->suspended)
 		queue_delayed_work(a->prop_wq, &a->probe_work, EW_PROBE_PERIOD);
@@ -966,20 +443,20 @@ static void ew_member_error_why(struct ew_array *a, u32 disk, bool write,
 		ew_member_fail(a, disk, why);
 }
 
-static void ew_member_error(struct ew_array *a, u32 disk, bool write)
+void ew_member_error(struct ew_array *a, u32 disk, bool write)
 {
 	ew_member_error_why(a, disk, write,
 			    write ? "write errors" : "read errors");
 }
 
 /* A successful I/O on member disk ends its error run.  a->lock held. */
-static void ew_member_ok(struct ew_array *a, u32 disk)
+void ew_member_ok(struct ew_array *a, u32 disk)
 {
 	a->m[disk].err_run = 0;
 }
 
 /* Does member disk want label probes?  a->lock held. */
-static bool ew_probe_wanted(struct ew_array *a, u32 disk)
+bool ew_probe_wanted(struct ew_array *a, u32 disk)
 {
 	struct ew_member *m = &a->m[disk];
 
@@ -1038,7 +515,7 @@ static void ew_probe_submit(struct ew_array *a, struct ew_probe *p)
 	submit_bio(bio);
 }
 
-static void ew_probe_work(struct work_struct *work)
+void ew_probe_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(to_delayed_work(work),
 					  struct ew_array, probe_work);
@@ -1103,8 +580,8 @@ static bool ew_queue_repair(struct ew_array *a, u64 lblock, u32 r)
  * and queue its repair, unless it is no longer what the map holds.
  * Returns true when a repair was queued.  a->lock held.
  */
-static bool ew_read_failed(struct ew_array *a, u64 lblock, u32 r, u32 disk,
-			   u32 pblock)
+bool ew_read_failed(struct ew_array *a, u64 lblock, u32 r, u32 disk,
+		    u32 pblock)
 {
 	ew_member_error(a, disk, false);
 	if (!(ew_map_uptodate(&a->map, lblock) & (1U << r)) ||
@@ -1127,8 +604,8 @@ static bool ew_read_failed(struct ew_array *a, u64 lblock, u32 r, u32 disk,
 }
 
 /* Is there an up-to-date replica of lblock other than (disk, pblock)? */
-static bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
-			     u32 pblock)
+bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
+		      u32 pblock)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], r;
@@ -1857,7 +1334,7 @@ static void ew_read_again(struct ew_array *a, struct bio *bio)
 	}
 }
 
-static void ew_bio_work(struct work_struct *work)
+void ew_bio_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(work, struct ew_array, bio_work);
 	struct bio_list bios, reads;
@@ -1895,7 +1372,7 @@ static void ew_bio_work(struct work_struct *work)
  * After a copy or a rebuild run completed: neither sleeps nor takes
  * a->lock, so it may run under it (ew_copy_done must: see there).
  */
-static void ew_copy_wake(struct ew_array *a, bool kick_bios)
+void ew_copy_wake(struct ew_array *a, bool kick_bios)
 {
 	wake_up(&a->throttle_wait);
 	wake_up(&a->copy_wait);
@@ -2495,7 +1972,7 @@ static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
  * blocks left and room to go on; *backoff when a rebuilding member with
  * fresh errors stopped it.
  */
-static bool ew_resync_fill(struct ew_array *a, bool *backoff)
+bool ew_resync_fill(struct ew_array *a, bool *backoff)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
@@ -2599,7 +2076,7 @@ static bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	return more;
 }
 
-static void ew_prop_work(struct work_struct *work)
+void ew_prop_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(work, struct ew_array, prop_work);
 	struct dm_io_region from, to;
@@ -2645,7 +2122,7 @@ static void ew_prop_work(struct work_struct *work)
 				   nsecs_to_jiffies(EW_ERR_BACKOFF_NS));
 }
 
-static void ew_backoff_work(struct work_struct *work)
+void ew_backoff_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(to_delayed_work(work),
 					  struct ew_array, backoff_work);
@@ -2702,7 +2179,7 @@ static bool ew_rebuild_finish(struct ew_array *a)
  * (new rate tokens, the end of the rebuild); otherwise armed once when
  * the rate stopped the scan.
  */
-static void ew_rebuild_work(struct work_struct *work)
+void ew_rebuild_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(to_delayed_work(work),
 					  struct ew_array, rb_work);
@@ -2726,7 +2203,7 @@ static void ew_rebuild_work(struct work_struct *work)
 }
 
 /* Member state as a bit mask each.  a->lock held. */
-static void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
+void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
 {
 	u32 i;
 
@@ -2744,7 +2221,7 @@ static void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
  * Writes the member state to the superblock when it changed (a member
  * failed, a rebuild ended), from the commit workqueue: it sleeps.
  */
-static void ew_member_state_sync(struct ew_array *a)
+void ew_member_state_sync(struct ew_array *a)
 {
 	unsigned long flags;
 	u64 failed, rebuilding;
@@ -2755,7 +2232,7 @@ static void ew_member_state_sync(struct ew_array *a)
 	ew_md_set_member_state(a->md, failed, rebuilding);
 }
 
-static void ew_state_work(struct work_struct *work)
+void ew_state_work(struct work_struct *work)
 {
 	ew_member_state_sync(container_of(work, struct ew_array, state_work));
 }
@@ -2802,8 +2279,8 @@ static u64 ew_member_stale_all(struct ew_array *a, u32 i)
  * from ew_preresume): it may sleep.  On a metadata error the member
  * stays failed and the device is not used.
  */
-static int ew_replace_member(struct ew_array *a, u32 i,
-			     struct block_device *bdev)
+int ew_replace_member(struct ew_array *a, u32 i,
+		      struct block_device *bdev)
 {
 	unsigned long flags;
 	u64 lost, failed, rebuilding;
@@ -2840,7 +2317,7 @@ static int ew_replace_member(struct ew_array *a, u32 i,
  * every current replica is on a rebuilding member was lost when that
  * member was replaced (foreground writes avoid rebuilding members).
  */
-static void ew_array_member_state(struct ew_array *a)
+void ew_array_member_state(struct ew_array *a)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], i, r;
@@ -2889,7 +2366,7 @@ static void ew_array_member_state(struct ew_array *a)
  * The order (members flushed, then the journal with FUA) is in
  * ew_md_commit(); here the bios it covers complete.
  */
-static void ew_commit_work(struct work_struct *work)
+void ew_commit_work(struct work_struct *work)
 {
 	struct ew_array *a = container_of(to_delayed_work(work),
 					  struct ew_array, commit_work);
@@ -3675,7 +3152,7 @@ static void ew_dtr(struct dm_target *ti)
 /* ---------------------------------------------------------------- */
 /* Bio entry points. */
 
-static int ew_map(struct dm_target *ti, struct bio *bio)
+int ew_map(struct dm_target *ti, struct bio *bio)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
@@ -3744,8 +3221,8 @@ static int ew_map(struct dm_target *ti, struct bio *bio)
 	}
 }
 
-static int ew_end_io(struct dm_target *ti, struct bio *bio,
-		     blk_status_t *error)
+int ew_end_io(struct dm_target *ti, struct bio *bio,
+	      blk_status_t *error)
 {
 	struct ew_target *t = ti->private;
 	struct ew_array *a = t->a;
