@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-eagerwrite-rebuild.c - rebuild and resync: the scan for stale
+ * replicas (after a load, after a read-error repair gave up, for a
+ * replaced member), the rebuild runs it forms, member replacement and
+ * the member state the superblock keeps.
+ */
+
+#include "dm-eagerwrite.h"
+
+/*
+ * The scan for stale replicas, one for every reason a replica is stale:
+ * after a load (delayed replicas not propagated before the shutdown or
+ * crash, raid10 replicas demoted after an unclean shutdown, ddm copies
+ * not yet at home), after read-error repair gave up, and for a rebuild
+ * (a replacement member, every replica on it stale: ew_replace_member).
+ * It walks the map from resync_next, putting each stale replica on a
+ * rebuilding member into a rebuild run (see "Rebuild runs") and queueing
+ * a delayed replica for every other stale replica on a live member; the
+ * propagation worker copies those like any other.  Bounds:
+ * EW_RESYNC_SCAN blocks per hold of the lock, at most half of
+ * delay_queue in use (writers keep the other half), the runs in flight
+ * (EW_RB_RUNS, EW_RB_INFLIGHT_SECTORS), and the rate: scan_tokens
+ * copies, refilled at rb_rate_mib MiB/s up to EW_RB_BURST paces' worth
+ * (EW_RB_PACE_MS each); when they run out rb_work kicks the scan a pace
+ * later.  "rebuild pause" stops it where it is.  A crash loses nothing
+ * of it: every stale mark and every completed copy is in the map's
+ * journal, so the scan after reassembly finds exactly what is left.
+ * Returns true when it stopped with blocks left and room to go on.
+ */
+static void ew_scan_refill(struct ew_array *a, u64 now)
+{
+	const u64 tick_ns = EW_RB_TICK_MS * NSEC_PER_MSEC;
+	u64 per_tick, add, cap;
+
+	if (!a->rb_rate_mib) {
+		a->scan_tokens = EW_RB_SCAN_PER_TICK;
+		a->scan_refill_ns = now;
+		return;
+	}
+	/* blocks per tick at the rate, at least one */
+	per_tick = div_u64((u64)a->rb_rate_mib * (SZ_1M >> SECTOR_SHIFT) *
+			   EW_RB_TICK_MS, MSEC_PER_SEC * a->block_sectors);
+	per_tick = max_t(u64, per_tick, 1);
+	/* a tick's worth at most, which also keeps the product small */
+	if (now - a->scan_refill_ns > tick_ns)
+		a->scan_refill_ns = now - tick_ns;
+	add = div64_u64((now - a->scan_refill_ns) * per_tick, tick_ns);
+	if (!add)
+		return;
+	/* the time of the tokens given, not now: no fraction is lost */
+	a->scan_refill_ns += div64_u64(add * tick_ns, per_tick);
+	/* EW_RB_BURST paces' worth saved at most: short runs, often */
+	cap = max_t(u64, div_u64(per_tick * EW_RB_PACE_MS * EW_RB_BURST,
+				 EW_RB_TICK_MS), 1);
+	a->scan_tokens = min(a->scan_tokens + add, cap);
+}
+
+/*
+ * Rebuild runs.  A stale replica on a rebuilding member is not queued as
+ * a delayed replica: the scan gathers such replicas into runs (struct
+ * ew_rb_run) whose sources are consecutive blocks of one member and whose
+ * destinations are consecutive blocks of the rebuilding member, and
+ * copies each run with one kcopyd job, up to EW_RB_RUNS runs and
+ * EW_RB_INFLIGHT_SECTORS in flight.  The destination of a replica is its
+ * fixed home (raid10, ddm's home), else the block the replica still maps
+ * (the replaced member's own placement, nobody else's block), else a free
+ * block, the one after the run's last when it is free.  The scan walks
+ * logical blocks in order, and so the homes of a member in order: a
+ * raid10 or ddm rebuild writes its replacement sequentially; on ew, runs
+ * are as long as the old placement was sequential.
+ *
+ * Runs yield to foreground I/O on the members they touch: while a member
+ * has foreground requests in flight (pd.queued), a run reading or writing
+ * it grows to EW_RB_FG_RUN_SECTORS at most, and a new one starts only
+ * when fewer than EW_RB_FG_RUNS runs touch it (m->rb_runs, a->lock), so a
+ * foreground request waits behind about one short run, not 4 MiB; the
+ * scan stops there, and the completion of a run touching that member
+ * kicks it again.  Only the first run of a block may yield (a block with
+ * two rebuilding replicas is added whole), so a busy member may carry
+ * EW_RB_FG_RUNS + mirrors - 1 runs at most.
+ *
+ * The rule that keeps a rebuild from copying a stale replica or racing a
+ * foreground write (the same as for delayed replicas):
+ * - a run records, under a->lock, each block's generation and the block
+ *   its replica maps; when the run completes, a block's replica becomes
+ *   current only if, under a->lock again, the generation is the same, the
+ *   replica is still stale and still maps that block (no write, discard
+ *   or other copy of the block came in between); otherwise the copy is
+ *   dropped, and a destination allocated for it is freed;
+ * - a run whose destinations are fixed homes holds the blocks' cells for
+ *   the whole copy, so a write or discard of those blocks (which would
+ *   write the same home) waits for it; a block whose cell is busy when
+ *   the scan reaches it (a write in flight) or that is being discarded
+ *   gets a delayed replica instead, which the write supersedes or follows;
+ * - the run is a reader in a read epoch until it completes, so neither
+ *   its sources nor a destination the replica gave up meanwhile is freed
+ *   and reused under it (see "Free after remap").
+ * A failed run (read or write error) commits nothing and moves the scan
+ * back to its first block: the scan finds again what is still stale.
+ */
+
+/* The run of the fill's batch that may grow on member disk, or NULL. */
+static struct ew_rb_run *ew_rb_open(struct list_head *batch, u32 disk)
+{
+	struct ew_rb_run *run, *open = NULL;
+
+	list_for_each_entry(run, batch, list)
+		if (run->dst_disk == disk)
+			open = run;
+	return open;
+}
+
+static u32 ew_rb_run_max(struct ew_array *a, bool busy)
+{
+	u32 sectors = busy ? EW_RB_FG_RUN_SECTORS : EW_RB_RUN_SECTORS;
+
+	return clamp_t(u32, sectors / a->block_sectors, 1, EW_RB_RUN_MAX);
+}
+
+/*
+ * Foreground I/O on member disk, in flight or just done: at QD1 a member
+ * is idle between one request and the next, and runs formed in that gap
+ * would stand in front of the next one.  a->lock held.
+ */
+static bool ew_rb_fg_busy(struct ew_array *a, u32 disk, u64 now)
+{
+	return a->pd[disk].queued ||
+	       now - a->m[disk].fg_done_ns < EW_RB_FG_IDLE_NS;
+}
+
+/*
+ * Where replica r of lblock (stale, on rebuilding member disk) is copied
+ * to: its home, its own block, or a free block (*fresh; not yet
+ * allocated), EW_MAP_NONE when the member has none.  a->lock held.
+ */
+static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
+		     u32 home, struct ew_rb_run *open, bool *fresh)
+{
+	struct ew_member *m = &a->m[disk];
+	u32 p = ew_map_pblock(&a->map, lblock, r);
+	u64 b;
+
+	*fresh = false;
+	if (home != EW_MAP_NONE)
+		return home;
+	if (p != EW_MAP_NONE || !m->has_fm)
+		return p;
+	*fresh = true;
+	if (open && !open->to_home &&
+	    ew_freemap_is_free(&m->fm, (u64)open->dst + open->n))
+		return open->dst + open->n;
+	b = ew_freemap_find_free(&m->fm, m->rb_alloc, a->geom.region_blocks);
+	if (b == EW_NO_BLOCK)
+		b = ew_freemap_find_free(&m->fm, 0, a->geom.region_blocks);
+	return b == EW_NO_BLOCK ? EW_MAP_NONE : (u32)b;
+}
+
+/*
+ * Adds stale replica r of lblock, on rebuilding member rep[r].disk, to a
+ * run of batch (growing the open one or taking an idle one).  The caller
+ * checked that an idle run, journal room and in-flight room are there.
+ * Returns false when the block cannot be copied now (no free block on
+ * the member, or may_yield and it would start a run on a member busy
+ * with foreground I/O that has its share: see "Rebuild runs"): the scan
+ * stops there.  a->lock held.
+ */
+static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
+		      u64 lblock, u32 r, const struct ew_replica *rep,
+		      const u32 *home, u8 up, u64 now, bool may_yield)
+{
+	u32 sdisk[EW_MAX_MIRRORS], disk = rep[r].disk;
+	u64 sblock[EW_MAX_MIRRORS];
+	struct ew_rb_run *run = ew_rb_open(batch, disk);
+	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
+	struct ew_choice ch;
+	bool fresh, grow, busy;
+
+	for (k = 0; k < a->geom.p.mirrors; k++) {
+		if (!(up & (1U << k)) || a->pd[rep[k].disk].failed)
+			continue;
+		sdisk[n] = rep[k].disk;
+		sblock[n] = ew_map_pblock(&a->map, lblock, k);
+		if (ew_member_avoid(a, sdisk[n]))
+			avoid |= 1U << n;
+		n++;
+	}
+	/* every up-to-date replica on a failed member: owed, as delayed */
+	if (!n) {
+		a->m[disk].owed++;
+		return true;
+	}
+	/* the open run's source member, at its next block */
+	for (k = 0; run && k < n; k++)
+		if (sdisk[k] == run->src_disk &&
+		    sblock[k] == (u64)run->src + run->n &&
+		    !(avoid & (1U << k))) {
+			sd = sdisk[k];
+			src = (u32)sblock[k];
+		}
+	if (src == EW_MAP_NONE) {
+		if (ew_place_read(a->pd, sdisk, sblock, n, avoid,
+				  a->block_sectors, a->block_sectors, now,
+				  &ch) &&
+		    ew_place_read(a->pd, sdisk, sblock, n, 0, a->block_sectors,
+				  a->block_sectors, now, &ch))
+			return true;	/* not reached: n > 0 live sources */
+		sd = ch.disk;
+		src = (u32)ch.block;
+	}
+	dst = ew_rb_dst(a, lblock, r, disk, home[r], run, &fresh);
+	if (dst == EW_MAP_NONE)
+		return false;
+	busy = ew_rb_fg_busy(a, sd, now) || ew_rb_fg_busy(a, disk, now);
+	grow = run && run->n < ew_rb_run_max(a, busy) && run->r == r &&
+	       run->to_home == (home[r] != EW_MAP_NONE) &&
+	       run->src_disk == sd && src == run->src + run->n &&
+	       dst == run->dst + run->n;
+	/* yield: before the free block is taken, nothing to undo */
+	if (!grow && may_yield &&
+	    ((ew_rb_fg_busy(a, sd, now) && a->m[sd].rb_runs >= EW_RB_FG_RUNS) ||
+	     (ew_rb_fg_busy(a, disk, now) &&
+	      a->m[disk].rb_runs >= EW_RB_FG_RUNS)))
+		return false;
+	if (fresh && ew_freemap_alloc(&a->m[disk].fm, dst))
+		return false;
+	if (fresh)
+		a->m[disk].rb_alloc = (u64)dst + 1;
+	if (!grow) {
+		run = list_first_entry(&a->rb_idle, struct ew_rb_run, list);
+		list_move_tail(&run->list, batch);
+		run->n = 0;
+		run->src_disk = sd;
+		run->src = src;
+		run->dst_disk = disk;
+		run->dst = dst;
+		run->r = (u8)r;
+		run->to_home = home[r] != EW_MAP_NONE;
+		run->epoch = ew_epoch_enter(a);
+		a->rb_inflight++;
+		a->m[sd].rb_runs++;
+		a->m[disk].rb_runs++;
+		a->copies++;
+	}
+	ew_md_reserve(a->md, 1);	/* the caller saw the room */
+	run->lblock[run->n] = lblock;
+	run->gen[run->n] = ew_map_gen(&a->map, lblock);
+	run->oldp[run->n] = ew_map_pblock(&a->map, lblock, r);
+	if (run->to_home)
+		ew_cell_hold(a, &run->cell[run->n], lblock);
+	run->n++;
+	a->rb_sectors += a->block_sectors;
+	a->rb_blocks++;
+	return true;
+}
+
+static void ew_rb_done(int read_err, unsigned long write_err, void *context)
+{
+	struct ew_rb_run *run = context;
+	struct ew_array *a = run->a;
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r = run->r, j, dst, freed, logged = 0;
+	u8 bit = 1U << r, up;
+	bool ok = !read_err && !write_err, kick_bios = false;
+	unsigned long flags;
+	u64 now = ew_now(), l;
+
+	spin_lock_irqsave(&a->lock, flags);
+	/* no prediction to judge (kcopyd reports only the end of both) */
+	ew_head_seen(a, run->src_disk, run->src + run->n - 1, now);
+	ew_head_seen(a, run->dst_disk, run->dst + run->n - 1, now);
+	if (!ok) {
+		DMERR_LIMIT("rebuild copy of %u blocks from member %u to member %u failed (%s)",
+			    run->n, run->src_disk, run->dst_disk,
+			    read_err ? "read" : "write");
+		if (read_err)
+			ew_member_error(a, run->src_disk, false);
+		if (write_err)
+			ew_member_error(a, run->dst_disk, true);
+		/* the scan comes back for what is still stale */
+		a->resync_next = min(a->resync_next, run->lblock[0]);
+	} else {
+		ew_member_ok(a, run->src_disk);
+		ew_member_ok(a, run->dst_disk);
+	}
+	for (j = 0; j < run->n; j++) {
+		l = run->lblock[j];
+		dst = run->dst + j;
+		up = ew_map_uptodate(&a->map, l);
+		ew_replicas(a, l, rep, home);
+		/* the rule in "Rebuild runs" */
+		if (ok && !a->pd[run->dst_disk].failed &&
+		    ew_map_gen(&a->map, l) == run->gen[j] && up && !(up & bit) &&
+		    ew_map_pblock(&a->map, l, r) == run->oldp[j]) {
+			ew_map_commit_copy(&a->map, l, run->gen[j], r, dst,
+					   home[r], &freed);
+			/* the record before the free, as for writes */
+			ew_md_log_block(a->md, l, bit);
+			ew_defer_free(a, run->dst_disk, freed);
+			ew_count(a, EW_C_BG_WRITES);
+			logged++;
+		} else if (dst != home[r] && dst != run->oldp[j]) {
+			/* a block allocated for the copy, never mapped */
+			ew_defer_free(a, run->dst_disk, dst);
+		}
+		if (run->to_home)
+			kick_bios |= ew_cell_release(a, &run->cell[j]);
+	}
+	if (logged)
+		ew_md_member_dirty(a->md, run->dst_disk, false);
+	ew_md_unreserve(a->md, run->n - logged);
+	a->rb_inflight--;
+	a->m[run->src_disk].rb_runs--;
+	a->m[run->dst_disk].rb_runs--;
+	a->rb_sectors -= (u64)run->n * a->block_sectors;
+	a->rb_blocks -= run->n;
+	a->copies--;
+	list_add(&run->list, &a->rb_idle);
+	ew_epoch_exit(a, run->epoch);
+	spin_unlock_irqrestore(&a->lock, flags);
+
+	ew_copy_wake(a, kick_bios);
+}
+
+static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
+{
+	struct ew_rb_run *run, *tmp;
+	struct dm_io_region from, to;
+
+	list_for_each_entry_safe(run, tmp, batch, list) {
+		list_del_init(&run->list);
+		from.bdev = a->m[run->src_disk].bdev;
+		from.sector = ew_block_sector(a, run->src);
+		from.count = (sector_t)run->n * a->block_sectors;
+		to.bdev = a->m[run->dst_disk].bdev;
+		to.sector = ew_block_sector(a, run->dst);
+		to.count = from.count;
+		dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_rb_done, run);
+	}
+}
+
+/*
+ * One pass of the scan (see above): returns true when it stopped with
+ * blocks left and room to go on; *backoff when a rebuilding member with
+ * fresh errors stopped it.
+ */
+bool ew_resync_fill(struct ew_array *a, bool *backoff)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
+	u32 cap = max(a->args.delay_queue / 2, mirrors);
+	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
+	bool more, throttled, added, stop = false;
+	LIST_HEAD(batch);
+	unsigned long flags;
+	u32 scanned = 0, nd, nr;
+	u64 now;
+	u8 up, runs, dly;
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (a->suspended || a->rb_paused ||
+	    a->resync_next >= a->map.nr_blocks) {
+		spin_unlock_irqrestore(&a->lock, flags);
+		return false;
+	}
+	now = ew_now();
+	ew_scan_refill(a, now);
+	while (!stop && a->resync_next < a->map.nr_blocks && a->scan_tokens &&
+	       scanned++ < EW_RESYNC_SCAN) {
+		u64 l = a->resync_next;
+		bool busy;
+
+		up = ew_map_uptodate(&a->map, l);
+		/* a lost block has no source worth copying */
+		if (!up || test_bit(l, a->lost)) {
+			a->resync_next++;
+			continue;
+		}
+		ew_replicas(a, l, rep, home);
+		busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
+		runs = 0;
+		dly = 0;
+		added = false;
+		for (r = 0; r < mirrors; r++) {
+			bool stale = !(up & (1U << r));
+			bool off_home = ddm && r == 0 && !stale &&
+				ew_map_pblock(&a->map, l, 0) != home[0];
+			struct ew_member *m = &a->m[rep[r].disk];
+
+			if ((!stale && !off_home) || a->pd[rep[r].disk].failed)
+				continue;
+			if (stale && m->rebuilding && !busy) {
+				if (m->err_run &&
+				    now - m->last_err_ns < EW_ERR_BACKOFF_NS) {
+					*backoff = true;
+					stop = true;
+				}
+				runs |= 1U << r;
+			} else {
+				dly |= 1U << r;
+			}
+		}
+		nr = hweight8(runs);
+		nd = hweight8(dly);
+		/* the whole block or none of it */
+		if (stop || (nd && a->delay_used + nd > cap) ||
+		    (nr && (a->rb_inflight + nr > EW_RB_RUNS ||
+			    a->rb_sectors + nr * a->block_sectors >
+			    EW_RB_INFLIGHT_SECTORS)))
+			break;
+		if (nr && !ew_md_room(a->md, nr)) {
+			ew_kick_commit(a);
+			break;
+		}
+		for (r = 0; r < mirrors; r++) {
+			if (!((runs | dly) & (1U << r)))
+				continue;
+			if (runs & (1U << r)) {
+				if (!ew_rb_add(a, &batch, l, r, rep, home, up,
+					       now, !added)) {
+					stop = true;
+					break;
+				}
+			} else {
+				a->delay_used++;
+				ew_delayed_queue(a, l, ew_map_gen(&a->map, l),
+						 r, rep[r].disk,
+						 home[r] != EW_MAP_NONE);
+			}
+			added = true;
+			if (a->scan_tokens)
+				a->scan_tokens--;
+		}
+		if (!stop)
+			a->resync_next++;
+	}
+	throttled = a->resync_next < a->map.nr_blocks && !a->scan_tokens;
+	more = !stop && a->resync_next < a->map.nr_blocks &&
+	       a->delay_used + mirrors <= cap && a->scan_tokens &&
+	       a->rb_inflight < EW_RB_RUNS &&
+	       a->rb_sectors < EW_RB_INFLIGHT_SECTORS;
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_rb_submit(a, &batch);
+	/* the next pace's tokens: sooner than the tick rb_work keeps */
+	if (throttled)
+		mod_delayed_work(a->prop_wq, &a->rb_work,
+				 msecs_to_jiffies(EW_RB_PACE_MS));
+	return more;
+}
+
+/* ---------------------------------------------------------------- */
+/*
+ * Rebuild.  A new device at the position of a failed or missing member
+ * (a table reload, ew_preresume) holds nothing: ew_replace_member makes
+ * every replica on it stale, labels it and checkpoints that map with
+ * the member "rebuilding" in the superblock; then the scan for stale
+ * replicas (ew_resync_fill) starts over from block 0 and copies them in
+ * runs (see "Rebuild runs" above): to the fixed home, or to the block
+ * the replica held on the replaced member; a write meanwhile supersedes
+ * them.  Each completed copy is journalled (ew_rb_done), so after a
+ * crash the scan finds only what is left and never copies a block twice.
+ * The rebuild is over when the scan has passed the last block, no run is
+ * in flight and the rebuilt members' queues are empty: the superblock
+ * then drops the bit (ew_state_work).  A block whose only current
+ * replica was on the replaced member is *lost*: it reads as an error
+ * until it is written or discarded.
+ */
+
+/*
+ * The scan is over and the rebuilt members' queues are empty.  Not while
+ * blocks are lost: the superblock's rebuilding bit is what finds them
+ * again after a reboot (ew_array_member_state).  a->lock held.
+ */
+static bool ew_rebuild_finish(struct ew_array *a)
+{
+	u32 i;
+
+	if (a->nr_lost || a->rb_inflight)
+		return false;
+	for (i = 0; i < a->nr; i++)
+		if (a->m[i].rebuilding &&
+		    (a->m[i].nr_delayed || a->m[i].copies))
+			return false;
+	for (i = 0; i < a->nr; i++) {
+		if (!a->m[i].rebuilding)
+			continue;
+		a->m[i].rebuilding = false;
+		DMINFO("member %u (%pg) rebuilt", i, a->m[i].bdev);
+	}
+	a->rb_active = false;
+	ew_event(a);
+	return true;
+}
+
+/*
+ * The scan's clock: while a rebuild runs, a tick every EW_RB_TICK_MS
+ * (new rate tokens, the end of the rebuild); otherwise armed once when
+ * the rate stopped the scan.
+ */
+void ew_rebuild_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, rb_work);
+	unsigned long flags;
+	bool again, done = false;
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (a->rb_active && !a->suspended &&
+	    a->resync_next >= a->map.nr_blocks)
+		done = ew_rebuild_finish(a);
+	/* only lost blocks left: ew_unlose kicks the last look */
+	again = a->rb_active && !a->rb_paused && !a->suspended &&
+		!(a->nr_lost && a->resync_next >= a->map.nr_blocks);
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (done)
+		queue_work(a->commit_wq, &a->state_work);
+	ew_kick_prop(a);
+	if (again)
+		queue_delayed_work(a->prop_wq, &a->rb_work,
+				   msecs_to_jiffies(EW_RB_TICK_MS));
+}
+
+/* Member state as a bit mask each.  a->lock held. */
+void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding)
+{
+	u32 i;
+
+	*failed = 0;
+	*rebuilding = 0;
+	for (i = 0; i < a->nr; i++) {
+		if (a->pd[i].failed)
+			*failed |= BIT_ULL(i);
+		else if (a->m[i].rebuilding)
+			*rebuilding |= BIT_ULL(i);
+	}
+}
+
+/*
+ * Writes the member state to the superblock when it changed (a member
+ * failed, a rebuild ended), from the commit workqueue: it sleeps.
+ */
+void ew_member_state_sync(struct ew_array *a)
+{
+	unsigned long flags;
+	u64 failed, rebuilding;
+
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_masks(a, &failed, &rebuilding);
+	spin_unlock_irqrestore(&a->lock, flags);
+	ew_md_set_member_state(a->md, failed, rebuilding);
+}
+
+void ew_state_work(struct work_struct *work)
+{
+	ew_member_state_sync(container_of(work, struct ew_array, state_work));
+}
+
+/*
+ * Marks every current replica on member i stale, in memory only (the
+ * caller checkpoints); a block whose only current replica is there is
+ * lost instead.  Returns the number of blocks lost.  Sleeps.
+ */
+static u64 ew_member_stale_all(struct ew_array *a, u32 i)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], r;
+	unsigned long flags;
+	u64 b = 0, end, lost = 0;
+
+	while (b < a->map.nr_blocks) {
+		end = min_t(u64, a->map.nr_blocks, b + EW_RB_SLICE);
+		spin_lock_irqsave(&a->lock, flags);
+		for (; b < end; b++) {
+			ew_replicas(a, b, rep, home);
+			for (r = 0; r < a->geom.p.mirrors; r++) {
+				if (rep[r].disk != i ||
+				    !(ew_map_uptodate(&a->map, b) & (1U << r)))
+					continue;
+				if (!ew_map_set_stale(&a->map, b, r) &&
+				    !test_and_set_bit(b, a->lost)) {
+					a->nr_lost++;
+					lost++;
+				}
+			}
+		}
+		spin_unlock_irqrestore(&a->lock, flags);
+		cond_resched();
+	}
+	return lost;
+}
+
+/*
+ * Member i is now bdev, a new device: every replica on it becomes stale,
+ * it gets a label of the next generation, the superblock says it is
+ * rebuilding (ew_md_replace_member, with a checkpoint of the stale map)
+ * and the scan starts over.  Called with the array not live (suspended,
+ * from ew_preresume): it may sleep.  On a metadata error the member
+ * stays failed and the device is not used.
+ */
+int ew_replace_member(struct ew_array *a, u32 i,
+		      struct block_device *bdev)
+{
+	unsigned long flags;
+	u64 lost, failed, rebuilding;
+	int ret;
+
+	lost = ew_member_stale_all(a, i);
+	flush_work(&a->state_work);
+	spin_lock_irqsave(&a->lock, flags);
+	ew_member_masks(a, &failed, &rebuilding);
+	spin_unlock_irqrestore(&a->lock, flags);
+	ret = ew_md_replace_member(a->md, i, bdev, failed, rebuilding);
+	if (ret) {
+		DMERR("member %u: replacement by %pg refused (%d): metadata not written",
+		      i, bdev, ret);
+		return ret;
+	}
+	spin_lock_irqsave(&a->lock, flags);
+	a->m[i].bdev = bdev;
+	a->data_dev[i] = bdev->bd_dev;
+	a->pd[i].failed = false;
+	a->m[i].err_run = 0;
+	a->m[i].owed = 0;
+	a->m[i].rebuilding = true;
+	a->resync_next = 0;
+	a->rb_active = true;
+	spin_unlock_irqrestore(&a->lock, flags);
+	DMINFO("member %u replaced by %pg: rebuilding, %llu blocks lost",
+	       i, bdev, lost);
+	return 0;
+}
+
+/*
+ * After a load: the member state the superblock holds.  A block whose
+ * every current replica is on a rebuilding member was lost when that
+ * member was replaced (foreground writes avoid rebuilding members).
+ */
+void ew_array_member_state(struct ew_array *a)
+{
+	struct ew_replica rep[EW_MAX_MIRRORS];
+	u32 home[EW_MAX_MIRRORS], i, r;
+	u64 failed, rebuilding, b;
+	bool alive;
+	u8 up;
+
+	ew_md_member_state(a->md, &failed, &rebuilding);
+	for (i = 0; i < a->nr; i++) {
+		if (failed & BIT_ULL(i)) {
+			a->pd[i].failed = true;
+			DMWARN("member %u failed before: not used until replaced",
+			       i);
+		}
+		if (rebuilding & BIT_ULL(i)) {
+			a->m[i].rebuilding = true;
+			a->rb_active = true;
+		}
+	}
+	if (!rebuilding)
+		return;
+	for (b = 0; b < a->map.nr_blocks; b++) {
+		if (!(b % 4096))
+			cond_resched();
+		up = ew_map_uptodate(&a->map, b);
+		if (!up)
+			continue;
+		ew_replicas(a, b, rep, home);
+		alive = false;
+		for (r = 0; r < a->geom.p.mirrors; r++)
+			if ((up & (1U << r)) &&
+			    !(rebuilding & BIT_ULL(rep[r].disk)))
+				alive = true;
+		if (!alive && !test_and_set_bit(b, a->lost))
+			a->nr_lost++;
+	}
+	DMINFO("rebuild of members %llx resumes, %llu blocks lost",
+	       rebuilding, a->nr_lost);
+}
