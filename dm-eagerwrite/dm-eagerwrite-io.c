@@ -101,7 +101,7 @@ void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 
 /*
  * Release every deferred free whose readers are gone and whose remap is
- * durable (see top comment).
+ * durable (see "Free after remap").
  */
 static void ew_release_frees(struct ew_array *a)
 {

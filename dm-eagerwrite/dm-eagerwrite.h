@@ -19,13 +19,18 @@
  *    rebuild), rebuild runs, member replacement, the member state;
  *  - dm-eagerwrite-metadata.c: the persistent map, behind its own
  *    header (dm-eagerwrite-metadata.h).
+ * A name in quotes ("Locking") is the comment that begins with it: in
+ * this header, or "Member failures" and "The label probe" in
+ * dm-eagerwrite-failure.c, "Delayed-write pages" in
+ * dm-eagerwrite-propagate.c, "Rebuild" and "Rebuild runs" in
+ * dm-eagerwrite-rebuild.c.
  *
  * Mirrors a volume over many disks and makes synchronous writes fast by
  * eager writing (Zhang et al., "Configuring and Scheduling an
  * Eager-Writing Disk Array", FAST 2002).  The decisions (geometry,
  * placement, head prediction, free maps, map bookkeeping) live in the
- * portable core (core/); this file owns the state, the locking, the clock
- * and the I/O.
+ * portable core (core/); the target's files own the state, the locking,
+ * the clock and the I/O.
  *
  * Objects.  struct ew_array is the array: members, map, free maps, head
  * predictors, delayed-write queues, counters.  It is shared by every
@@ -158,7 +163,7 @@
 #define EW_COMMIT_PERIOD	HZ	/* periodic commit: bounds lost work */
 #define EW_RESYNC_SCAN		1024	/* blocks scanned per hold of the lock */
 /*
- * Member errors (see "Member failures" below): a member is failed once it
+ * Member errors (see "Member failures"): a member is failed once it
  * has returned at least EW_FAIL_MIN_ERRORS errors and nothing but errors
  * for EW_FAIL_AFTER_NS; until then it is only avoided, and its queue is
  * retried every EW_ERR_BACKOFF_NS.
