@@ -3,8 +3,8 @@
 #
 # A rebuild copy of a block whose write is in flight never becomes the
 # rebuilt member's current replica (the cause of host-crash-rebuild's
-# ew:2 loss, issue 17 item 6; the rule is in dm-eagerwrite-target.c,
-# "Delayed replicas").  Deterministic, with dm-delay on the members:
+# ew:2 loss, issue 17 item 6; the rule is in dm-eagerwrite.h, "Delayed
+# replicas").  Deterministic, with dm-delay on the members:
 #  1. ew, sync 2, 4 members, an 8 MiB volume: block 16 (chunk 1, member
 #     1 and its partner member 3) gets X, block 17 gets Z; nothing else is
 #     written, so these are the only replicas a rebuild of member 1 has

@@ -2,8 +2,8 @@
 # vm-run: --disks 5 --disk-size 32M --meta-size 32M --mem 2048 --timeout 1200
 #
 # A rebuild never copies a stale replica and never races a foreground
-# write (issue 17 item 6; the rule is in dm-eagerwrite-target.c, "Rebuild
-# runs").  For each configuration LAYOUT:SYNC (raid10:2, ddm:1, ew:1;
+# write (issue 17 item 6; the rule is in dm-eagerwrite-rebuild.c,
+# "Rebuild runs").  For each configuration LAYOUT:SYNC (raid10:2, ddm:1, ew:1;
 # 4 members, mirrors 2, an 8 MiB volume; with sync 1 a write during the
 # rebuild takes the live partner only, so a copy in flight of its block
 # is stale and must be dropped; with raid10 sync 2 it writes the
