@@ -12,12 +12,14 @@
 # default, mirrors 2), as in test-sync-window.sh:
 #  - member 1 looks expensive to the head predictor (disk_param
 #    overhead_ns 50 ms), so that a sync 1 write's foreground replica goes
-#    to member 0, and member 1's completions are held DELAY_MS (ewfault
-#    delay_ms): its delayed replicas stay not current;
+#    to member 0, and member 1's completions are held (ewfault hold 1,
+#    released at once by "clear" after member 0 failed; a delay_ms timer
+#    would keep them 30 s more, on every case): its delayed replicas stay
+#    not current;
 #  - generation-checked writes (ewprobe write, target-lib.sh gen_write),
 #    NBLK of them over GEN_BLOCKS blocks, each fdatasync'ed: the log has
 #    every acknowledged write;
-#  - member 0 becomes dm-error, member 1's delay ends;
+#  - member 0 becomes dm-error, member 1's hold ends;
 #  - gen_verify: every acknowledged write reads back, none older.
 # Control (sync 1 without journal_copy): some acknowledged writes are lost
 #   (the test fails if none is, so that it can tell the two apart).
@@ -33,12 +35,20 @@
 #   and CKPT_SLOTS slots (a copy superseded keeps its slot until its
 #   delayed entry ends, here after the hold), so that the periodic
 #   checkpoint falls due while copies are live (member 1 held
-#   CKPT_DELAY_MS): it carries them and the writes go on (it used to
+#   as above): it carries them and the writes go on (it used to
 #   wait until no copy was live, and every write with it: here until the
 #   hold ended); all acknowledged within CKPT_WAIT_S while member 1 is
 #   held, a checkpoint taken meanwhile (status field 19), none lost.
 #
-# EW_JCOPY_LAYOUTS="raid10 ddm ew" runs more layouts.
+# Layouts raid10, ddm and ew (arguments or EW_JCOPY_LAYOUTS select).
+# raid10 writes each block once (R10_BLOCKS blocks, ewprobe seed R10_SEED,
+# whose 16 writes hit 16 blocks): a rewrite of a block whose delayed copy
+# to its fixed home is in flight waits for that copy (it holds the
+# block's cell), here for the whole hold, so random rewrites stalled the
+# writer (5 of 16 acknowledged in 25 s, control and journal_copy alike).
+# For the same reason the checkpoint case (300 writes over 16 blocks)
+# runs on ddm and ew only; its path (the journal carrying COPY records)
+# does not depend on the layout.
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -47,16 +57,20 @@ GEN_BLOCKS=16
 # shellcheck source=tests/vm/target-lib.sh
 . "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
 
-layouts=${EW_JCOPY_LAYOUTS:-"ew"}
+layouts=${*:-${EW_JCOPY_LAYOUTS:-"raid10 ddm ew"}}
 DEV=ewj
 NBLK=16
 CKPT_WRITES=300
 CKPT_SLOTS=512
-CKPT_DELAY_MS=30000
 CKPT_WAIT_S=20
+VERIFY_S=15
+R10_BLOCKS=64
+R10_SEED=1
 SLOTS=64
-DELAY_MS=30000
 WAIT_S=20
+VERIFY_S=15
+R10_BLOCKS=64
+R10_SEED=1
 
 load_target || { notok "module loaded"; finish; }
 ok "module loaded"
@@ -105,15 +119,16 @@ acked() {
 	echo "${n:-0}"
 }
 # window LAYOUT SYNC [SLOTS]: writes ($nw of them, default NBLK) with
-# member 1 held ($dl ms, default DELAY_MS), member 0 fails after them or
-# after $ws s (default WAIT_S), member 1 released; sets $ackd, $secs,
-# $slots, $ckpts; leaves the array for gen_verify
+# member 1 held, member 0 fails after them or after $ws s (default
+# WAIT_S); sets $ackd, $secs, $slots, $ckpts; leaves the array, member 1
+# still held, for held_verify
 window() {
 	local t0 _ st
 	setup "$@" || return 1
-	dmsetup message ewq1 0 delay_ms "${dl:-$DELAY_MS}" || return 1
+	dmsetup message ewq1 0 hold 1 || return 1
 	t0=$(date +%s)
-	gen_write "$DEV" "${nw:-$NBLK}" &
+	# shellcheck disable=SC2086 # $seed: empty or one word
+	gen_write "$DEV" "${nw:-$NBLK}" $seed &
 	wpid=$!
 	for _ in $(seq $((${ws:-$WAIT_S} * 10))); do
 		kill -0 "$wpid" 2>/dev/null || break
@@ -126,15 +141,38 @@ window() {
 	st=$(dmsetup status "$DEV")
 	slots=$(echo "$st" | awk '{ print $NF }')
 	ckpts=$(echo "$st" | awk '{ print $22 }')
-	kill_member0 || return 1
-	dmsetup message ewq1 0 clear || return 1
-	wait "$wpid"
+	kill_member0
+}
+# held_verify: gen_verify with member 1 still held, for at most VERIFY_S
+# seconds, then member 1 released; its status.  Sets $vheld to 1 when it
+# ended while member 1 was held (the blocks read from the copies, not
+# from member 1's delayed replicas, still in flight).
+held_verify() {
+	local vp _ rc
+	gen_verify "$DEV" >/tmp/hv.out 2>&1 &
+	vp=$!
+	vheld=0
+	for _ in $(seq $((VERIFY_S * 10))); do
+		kill -0 "$vp" 2>/dev/null || { vheld=1; break; }
+		sleep 0.1
+	done
+	dmsetup message ewq1 0 clear
+	wait "$vp"
+	rc=$?
+	cat /tmp/hv.out
+	[ -n "${wpid:-}" ] && wait "$wpid"
 	wpid=
-	return 0
+	return $rc
 }
 
 for layout in $layouts; do
 	klog_mark
+	# raid10: each block written once (see the header)
+	if [ "$layout" = raid10 ]; then
+		GEN_BLOCKS=$R10_BLOCKS seed=$R10_SEED
+	else
+		GEN_BLOCKS=16 seed=
+	fi
 	# the key as the kernel takes it
 	ewfault_members ewq 2
 	check "$layout: journal_copy without sync 1 refused" \
@@ -165,7 +203,7 @@ for layout in $layouts; do
 	ackd=0 secs=0 slots=
 	if check "$layout sync 1: window" window "$layout" 1; then
 		note "$layout sync 1: $ackd writes acknowledged in ${secs}s before the failure"
-		if gen_verify "$DEV"; then
+		if held_verify; then
 			notok "$layout sync 1: acknowledged writes lost in the window (none lost: the control cannot tell)"
 		else
 			ok "$layout sync 1: acknowledged writes lost in the window (the control)"
@@ -184,12 +222,15 @@ for layout in $layouts; do
 		check "$layout journal_copy: copy slots in use then ($slots)" \
 			test "${slots%%/*}" -gt 0
 		check "$layout journal_copy: no acknowledged write lost to one member failure" \
-			gen_verify "$DEV"
+			held_verify
+		check "$layout journal_copy: ... read back while member 1 is held" \
+			test "$vheld" = 1
 	fi
 	teardown
-	# journal_copy over a checkpoint: it carries the live copies
+	# journal_copy over a checkpoint: it carries the live copies (not
+	# on raid10: see the header)
 	ackd=0 secs=0 slots='' ckpts=''
-	if nw=$CKPT_WRITES dl=$CKPT_DELAY_MS ws=$CKPT_WAIT_S check \
+	if [ "$layout" != raid10 ] && nw=$CKPT_WRITES ws=$CKPT_WAIT_S check \
 		"$layout sync 1 journal_copy $CKPT_SLOTS: window over a checkpoint" \
 		window "$layout" 1 $CKPT_SLOTS; then
 		note "$layout journal_copy: $ackd writes acknowledged in ${secs}s, copy slots $slots, checkpoints $ckpts"
@@ -198,7 +239,9 @@ for layout in $layouts; do
 		check "$layout journal_copy: a checkpoint taken with copies live ($ckpts)" \
 			test "${ckpts:-0}" -gt 0
 		check "$layout journal_copy: over a checkpoint, no acknowledged write lost" \
-			gen_verify "$DEV"
+			held_verify
+		check "$layout journal_copy: ... read back while member 1 is held" \
+			test "$vheld" = 1
 	fi
 	teardown
 	check "$layout: kernel log clean" klog_clean
