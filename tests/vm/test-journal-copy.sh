@@ -1,31 +1,34 @@
 #!/bin/bash
 # vm-run: --disks 2 --disk-size 48M --meta-size 16M --timeout 900
 #
-# journal_copy (issue 16 item 2): with `sync 1 journal_copy N`, no
+# journal_copy (issue 16 items 2-3): with `sync 1 journal_copy N`, no
 # acknowledged write is lost to one member failure inside Delay's window,
 # where plain `sync 1` loses (the control, as test-sync-window.sh shows).
 # Also the table key as the kernel takes it: refused without sync 1, a
 # metadata device too small for the copy slots refused, TABLE reloads
 # the key exactly.
 #
-# Two members, each a dm-ewfault device over a guest disk (layout ew by
-# default, mirrors 2), as in test-sync-window.sh:
+# Two members, each a dm-ewfault device over a guest disk (mirrors 2),
+# as in test-sync-window.sh:
 #  - member 1 looks expensive to the head predictor (disk_param
 #    overhead_ns 50 ms), so that a sync 1 write's foreground replica goes
 #    to member 0, and member 1's completions are held (ewfault hold 1,
-#    released at once by "clear" after member 0 failed; a delay_ms timer
-#    would keep them 30 s more, on every case): its delayed replicas stay
-#    not current;
+#    released at once by "clear"; a delay_ms timer would keep them 30 s
+#    more, on every case): its delayed replicas stay not current;
 #  - generation-checked writes (ewprobe write, target-lib.sh gen_write),
 #    NBLK of them over GEN_BLOCKS blocks, each fdatasync'ed: the log has
 #    every acknowledged write;
-#  - member 0 becomes dm-error, member 1's hold ends;
-#  - gen_verify: every acknowledged write reads back, none older.
+#  - member 0 becomes dm-error;
+#  - gen_verify with member 1 still held (at most VERIFY_S seconds, then
+#    its hold ends): every acknowledged write reads back, none older.
 # Control (sync 1 without journal_copy): some acknowledged writes are lost
-#   (the test fails if none is, so that it can tell the two apart).
-# journal_copy: 0 lost, and every write acknowledged while member 1 is
-#   held (within WAIT_S, with copy slots in use): with one replica and
-#   the copy, not by waiting for member 1 (sync 2 would).  The writer
+#   (read as I/O errors; the test fails if none is, so that it can tell
+#   the two apart).
+# journal_copy: 0 lost, read back while member 1 is held (from the
+#   copies: its delayed replicas are still in flight), and every write
+#   acknowledged while member 1 is held (within WAIT_S, with copy slots
+#   in use): with one replica and the copy, not by waiting for member 1
+#   (sync 2 would).  The writer
 #   runs in the background and the failure comes after it has
 #   acknowledged its writes or after WAIT_S seconds, whichever is first;
 #   the time the writes took and the slots in use are printed.
