@@ -7,6 +7,7 @@
 #                      sets failed=1 (the script exits 1 at its end)
 #   run WANT_RC CMD... run CMD, stdout in $out, stderr in $err, rc in $rc;
 #                      true when the exit status is WANT_RC
+#   flip FILE OFFSET   xor one byte with 0x5a (twice puts it back)
 top=${EW_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 bin=${EW_BIN:-$top/build/userspace/bin}
 ewctl=$bin/ewctl
@@ -23,4 +24,13 @@ run() {
 	out=$("$@" 2>"$tmp/err"); rc=$?
 	err=$(cat "$tmp/err")
 	[ "$rc" -eq "$want" ]
+}
+
+flip() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+p, off = sys.argv[1], int(sys.argv[2])
+with open(p, 'r+b') as f:
+    f.seek(off); b = f.read(1); f.seek(off); f.write(bytes([b[0] ^ 0x5a]))
+PY
 }

@@ -41,15 +41,7 @@ set -u
 # a private copy: the tree is shared and a rebuild under a running loop
 # would make single checks fail with 126
 cp "$ewctl" "$tmp/ewctl" && ewctl=$tmp/ewctl
-
-# flip FILE OFFSET: xor one byte with 0x5a (twice puts it back)
-flip() {
-	local b
-	b=$(od -An -tu1 -j "$2" -N 1 "$1") || return 1
-	# shellcheck disable=SC2059 # the format is the byte
-	printf "\\x$(printf %02x $((b ^ 0x5a)))" |
-		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
+flips=$(dirname "$0")/flips.py
 
 # Positions inside a 4 KiB block: both ends of each header field
 # (Documentation/on-disk-format.rst, common header), then the payload.
@@ -65,24 +57,18 @@ total_flips=0
 # the block at BYTE is flipped too (both copies of a journal block).
 region() {
 	local name=$1 file=$2 base=$3 want=$4 pat=$5 pos=${6:-$all_pos}
-	local p n=0 bad=()
-	for p in $pos; do
-		flip "$file" $((base + p))
-		[ -z "${ALSO:-}" ] || flip "$file" $((ALSO + p))
-		run "$want" "$ewctl" check "$meta" $devs
-		local good=$?
-		if [ "$good" -eq 0 ]; then
-			if [ "$pat" = "=" ]; then
-				[ "$out" = "$base_out" ] || good=1
-			else
-				grep -qF -- "$pat" <<<"$out" || good=1
-			fi
-		fi
-		[ "$good" -eq 0 ] || bad+=("+$p: rc=$rc: $(grep -v ': ok$' <<<"$out" | head -n 2 | tr '\n' '|')")
-		flip "$file" $((base + p))
-		[ -z "${ALSO:-}" ] || flip "$file" $((ALSO + p))
-		n=$((n + 1))
-	done
+	local bad=() n
+	printf '%s' "$base_out" >"$tmp/base_out"
+	rm -f "$tmp/last_out"
+	# one process flips, checks and restores every position (flips.py)
+	mapfile -t bad < <(python3 "$flips" --file "$file" --base "$base" \
+		${ALSO:+--also "$ALSO"} --want "$want" --pattern "$pat" \
+		--positions "$pos" --base-out "$tmp/base_out" \
+		--last-out "$tmp/last_out" -- "$ewctl" check "$meta" $devs ||
+		echo "flips.py failed")
+	out=""
+	[ ! -f "$tmp/last_out" ] || out=$(<"$tmp/last_out")
+	n=$(wc -w <<<"$pos")
 	total_flips=$((total_flips + n))
 	if [ "${#bad[@]}" -eq 0 ]; then
 		ok "$lay: $name: $n flips"

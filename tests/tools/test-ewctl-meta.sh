@@ -21,16 +21,6 @@ expect() {
 	fi
 }
 
-# flip FILE OFFSET: xor one byte with 0x5a
-flip() {
-	python3 - "$1" "$2" <<'PY'
-import sys
-p, off = sys.argv[1], int(sys.argv[2])
-with open(p, 'r+b') as f:
-    f.seek(off); b = f.read(1); f.seek(off); f.write(bytes([b[0] ^ 0x5a]))
-PY
-}
-
 json_get() { # json_get KEY: a field of the JSON object in $out
 	python3 -c 'import json,sys; print(json.loads(sys.stdin.read())[sys.argv[1]])' "$1" <<<"$out"
 }

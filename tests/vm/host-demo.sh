@@ -1,4 +1,5 @@
 #!/bin/bash
+# vmtest: beside
 # README's first command must work (issue 17): runs the quick form of
 # make demo (scripts/demo --quick: 8 emulated disks, short jobs, one
 # exact-time guest) with its own output directory, and checks what a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# vmtest: beside
 # hddsim reproduces its disk model's service times (issue 9): runs
 # tests/hddsim/guest-hddsim.sh in a guest, with hddsim.ko in it.
 #

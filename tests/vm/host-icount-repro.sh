@@ -1,4 +1,5 @@
 #!/bin/bash
+# vmtest: beside
 # Exact time is reproducible (issue 14): the same short hddsim run booted
 # twice under scripts/vm-run --icount must print identical fio figures.
 #

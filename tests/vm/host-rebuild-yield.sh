@@ -1,4 +1,5 @@
 #!/bin/bash
+# vmtest: beside
 # An unthrottled rebuild yields to foreground I/O (issue 17 item 6): at
 # rebuild_rate 0, a QD1 foreground read on a member the rebuild reads or
 # writes waits behind about one short rebuild run, not behind the 4 MiB
