@@ -167,15 +167,8 @@ main() {
 		delay=$(awk -v m=$((RANDOM % 2501)) 'BEGIN { printf "%.3f", 0.5 + m / 1000 }')
 		t0=$SECONDS
 		pl_boot_cut "$cfg" "$delay"
-		rc=$pl_rc
-		acks=$(grep -acE '^EWPROBE ack ' "$dir/channel.log")
-		if [ $rc = 137 ] && [ "$acks" -ge 1 ]; then
-			ok "$cfg: power cut ${delay} s into the rebuild, $acks acks on the host ($((SECONDS - t0)) s)"
-		else
-			notok "$cfg: power cut ${delay} s into the rebuild (vm-run exit $rc, $acks acks)"
-			tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
+		pl_cut_checked "$cfg: power cut ${delay} s into the rebuild" ||
 			continue
-		fi
 		t0=$SECONDS
 		pl_boot_verify disk05.img "$cfg"
 		rc=$pl_rc

@@ -216,13 +216,7 @@ main() {
 		--meta-size 4M
 	t0=$SECONDS
 	pl_boot_cut "$configs"
-	rc=$pl_rc
-	acks=$(grep -acE '^EWPROBE ack ' "$dir/channel.log")
-	if [ $rc = 137 ] && [ "$acks" -ge 1 ]; then
-		ok "power cut after the member failures, $acks acks ($((SECONDS - t0)) s)"
-	else
-		notok "power cut after the member failures (vm-run exit $rc, $acks acks)"
-		tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
+	if ! pl_cut_checked "power cut after the member failures"; then
 		[ "$fails" -eq 0 ]
 		return
 	fi

@@ -216,6 +216,22 @@ pl_boot_cut() {
 	pl_guest_results "$dir/boot1.log"
 }
 
+# pl_cut_checked WHAT: after pl_boot_cut, "ok - WHAT, N acks (T s)" when
+# vm-run was killed as asked (137) and the host saw at least one ack
+# (T: seconds since the caller's t0); otherwise "not ok" with the tail of
+# boot 1's log, and status 1.  acks: the count, for the caller.
+# shellcheck disable=SC2154,SC2034 # pl_rc, dir, t0: set before; acks: for it
+pl_cut_checked() {
+	acks=$(grep -acE '^EWPROBE ack ' "$dir/channel.log")
+	if [ "$pl_rc" = 137 ] && [ "$acks" -ge 1 ]; then
+		ok "$1, $acks acks ($((SECONDS - t0)) s)"
+		return 0
+	fi
+	notok "$1 (vm-run exit $pl_rc, $acks acks)"
+	tail -n 8 "$dir/boot1.log" | sed 's/^/#   /'
+	return 1
+}
+
 # pl_boot_verify IMG ARG...: boot 1's channel (the acks the host saw) is
 # written onto the disk image $dir/IMG, then boot 2 runs "$0 --guest
 # verify ARG... LEN" (LEN: the channel's length).  pl_rc: vm-run's exit
