@@ -71,9 +71,6 @@ R10_BLOCKS=64
 R10_SEED=1
 SLOTS=64
 WAIT_S=20
-VERIFY_S=15
-R10_BLOCKS=64
-R10_SEED=1
 
 load_target || { notok "module loaded"; finish; }
 ok "module loaded"
