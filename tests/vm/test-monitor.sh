@@ -5,7 +5,9 @@
 # by device-mapper events (no --interval), sees a member fail (member 1, a
 # dm-linear switched to dm-error under writes), a replacement's rebuild
 # start and finish, and runs --program for each; --oneshot reports the
-# degraded array; the monitor ends when its array is removed.  Four
+# degraded array; the monitor ends when its array is removed.  The
+# rebuild runs while the monitor is stopped, so that it sees member 1 go
+# from failed to active in one look.  Four
 # members (raid10, mirrors 2, sync 2), the fifth disk is the spare.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
@@ -76,8 +78,34 @@ check "monitor: --program ran with 'Fail ewv 1'" wait_for '^Fail ewv 1$' /tmp/pr
 check "monitor --oneshot: DegradedArray 1, exit 0" \
 	eval 'ewctl monitor --oneshot ewv >/tmp/one.log 2>&1 && grep -q " ewv DegradedArray 1$" /tmp/one.log'
 
-# The spare replaces member 1: the rebuild starts and finishes.
-dmsetup reload ewv --table "${T/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewm4 }" && dmsetup resume ewv
+# The spare replaces member 1: the rebuild starts and finishes, while the
+# monitor is stopped (SIGSTOP, its array child too): it wakes once for
+# both events and must still report both (member 1 went from D to A
+# between two looks; a monitor on a loaded machine missed them so, and
+# this makes that case certain instead of a race).
+children() {	# children PID: the PIDs whose parent is PID
+	local f
+	for f in /proc/[0-9]*/stat; do
+		awk -v p="$1" '$4 == p { print $1 }' "$f" 2>/dev/null
+	done
+}
+mons="$mon $(children "$mon")"
+# shellcheck disable=SC2086 # a list of PIDs
+kill -STOP $mons
+if dmsetup reload ewv --table "${T/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewm4 }" &&
+		dmsetup resume ewv; then
+	ok "the spare replaces member 1 (reload, resume)"
+else
+	notok "the spare replaces member 1 (reload, resume)"
+fi
+for i in $(seq 600); do
+	[ "$(status_field ewv 7 | cut -c2)" = A ] && break
+	sleep 0.2
+done
+check "member 1 rebuilt (status) while the monitor was stopped" \
+	[ "$(status_field ewv 7 | cut -c2)" = A ]
+# shellcheck disable=SC2086
+kill -CONT $mons
 check "monitor: RebuildStarted 1" wait_for ' ewv RebuildStarted 1$' /tmp/mon.log 30
 check "monitor: RebuildFinished 1" wait_for ' ewv RebuildFinished 1$' /tmp/mon.log 120
 check "monitor: --program ran for the rebuild" \

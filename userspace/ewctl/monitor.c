@@ -118,12 +118,21 @@ static void diff(const struct ewctl_status *o, const struct ewctl_status *a)
 		if (s0[i] == s1[i])
 			continue;
 		snprintf(d, sizeof(d), "%u", i);
-		if (s1[i] == 'D')
+		if (s1[i] == 'D') {
 			emit(a->name, "Fail", d);
-		else if (s1[i] == 'R')
+		} else if (s1[i] == 'R') {
 			emit(a->name, "RebuildStarted", d);
-		else if (s0[i] == 'R' && s1[i] == 'A')
+		} else if (s0[i] == 'R' && s1[i] == 'A') {
 			emit(a->name, "RebuildFinished", d);
+		} else if (s0[i] == 'D' && s1[i] == 'A') {
+			/*
+			 * Replaced and rebuilt between two looks: events are
+			 * counted, not queued, so a slow monitor wakes once for
+			 * both (a small rebuild ends within milliseconds).
+			 */
+			emit(a->name, "RebuildStarted", d);
+			emit(a->name, "RebuildFinished", d);
+		}
 	}
 	if (r0 && r1 && strcmp(r0, r1)) {
 		if (!strcmp(r1, "paused"))
