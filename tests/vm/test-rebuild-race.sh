@@ -33,8 +33,33 @@
 #     or garbage: "lost" or "corrupt"); fio verify_only: the pattern;
 #  5. control: an acknowledged block zeroed through the array is
 #     reported lost by the same verify.
-# Kernel log clean after each configuration.  EW_REBUILD_RACE_CONFIGS
-# picks some.
+# Kernel log clean after each configuration.
+#
+# "last" (ew, sync 1; deterministic, about 20 s): a copy whose block's
+# LAST write lands while it is in flight.  Above, a stale copy made
+# current is superseded by the write's own delayed replica to the
+# rebuilding member (or the copy is dropped because that replica came
+# first), so only a read inside that window could see it: a mutant that
+# commits a run whose generation no longer matches passed the loop.
+# Here the delayed replica is kept queued behind others until after the
+# copy completes; the stale copy, once current, makes that replica look
+# done (ew_next_copy drops it), and nothing writes the block again:
+#  1. block 16 (chunk 1: members 1 and 3) gets X; assembled with member
+#     1 missing, the rebuild paused, the spare in its place; member 3
+#     delays reads and the spare writes by 2 s each;
+#  2. the scan resumes and passes: the run copying X (read from member 3,
+#     written to the spare) is the one run in flight, for about 4 s;
+#  3. meanwhile blocks 17-28 are written (their delayed replicas to the
+#     spare: three batches of EW_COPIES_PER_DISK (4) at 2 s each), then
+#     Y into block 16, acknowledged at once (member 3 only); its delayed
+#     replica waits behind the twelve for about 6 s, and the run
+#     completes before it starts (checked: the run still in flight, in
+#     status field 8 less the pages of field 29, when Y is acknowledged);
+#  4. the rebuild completes; assembled with member 3 missing, block 16 is
+#     read from the rebuilt member alone and must be Y (X: the stale copy
+#     made current), blocks 17-28 their data; control: X written again
+#     is reported not Y.
+# EW_REBUILD_RACE_CONFIGS picks some (e.g. "ew:1 last").
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -42,7 +67,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 # shellcheck source=tests/vm/target-lib.sh
 . "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
 
-configs=${EW_REBUILD_RACE_CONFIGS:-"raid10:2 ddm:1 ew:1"}
+configs=${EW_REBUILD_RACE_CONFIGS:-"raid10:2 ddm:1 ew:1 last"}
 DEV=ewr
 VOL=8M
 PROBE_BLOCKS=1024	# [0, 4 MiB)
@@ -101,7 +126,96 @@ drained() {	# no delayed replica pending
 	return 0
 }
 
+# The "last" case (see above).
+LB=16		# chunk 1 of 16 blocks (chunk_sectors 128): members 1 and 3
+LN=12		# fillers, blocks LB+1 .. LB+LN: three batches of 4 copies
+put() {		# put N FILE [BLOCKS]: FILE into blocks N..
+	dd if="$2" of=/dev/mapper/$DEV bs=4096 seek="$1" count="${3:-1}" \
+		oflag=direct conv=notrunc status=none
+}
+blocks_are() {	# blocks_are N FILE [BLOCKS]: blocks N.. hold FILE
+	dd if=/dev/mapper/$DEV of=/tmp/blk bs=4096 skip="$1" count="${3:-1}" \
+		iflag=direct status=none && cmp -s /tmp/blk "$2" && return 0
+	[ "${3:-1}" = 1 ] && cmp -s /tmp/blk /tmp/lx &&
+		note "block $1 holds X, the data before its last acknowledged write"
+	return 1
+}
+copies_in_flight() {	# blocks of the rebuild runs in flight
+	local pend pages
+	pend=$(status_field $DEV 8)
+	pages=$(status_field $DEV 29)
+	echo $((pend - ${pages%/*}))
+}
+last_write_race() {
+	local n="last" all table spare runs pages i
+	dmsetup remove_all 2>/dev/null
+	wipe_array "$EW_META" "${D[@]}"
+	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
+	dmsetup create ewsp --table "0 $SZ linear ${D[4]} 0"
+	all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
+	# shellcheck disable=SC2086
+	table=$(ewctl table --layout ew --sync 1 --len "$VOL" --metadata "$EW_META" $all)
+	spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
+	head -c 4096 /dev/urandom >/tmp/lx
+	head -c 4096 /dev/urandom >/tmp/ly
+	head -c $((LN * 4096)) /dev/urandom >/tmp/lf
+	klog_mark
+	if ! dmsetup create $DEV --table "$table"; then
+		notok "$n: create"
+		return
+	fi
+	x_drained() { put $LB /tmp/lx && wait_drained $DEV 60; }
+	check "$n: X into block $LB, its delayed replica written" x_drained
+	check "$n: remove" dmsetup remove $DEV
+	check "$n: assembled with member 1 missing" \
+		dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
+	check "$n: rebuild paused" dmsetup message $DEV 0 rebuild pause
+	check "$n: member 3 delays reads by 2 s" sh -c \
+		"dmsetup reload ewm3 --table '0 $SZ delay ${D[3]} 0 2000 ${D[3]} 0 0' && dmsetup resume ewm3"
+	check "$n: the spare delays writes by 2 s" sh -c \
+		"dmsetup reload ewsp --table '0 $SZ delay ${D[4]} 0 0 ${D[4]} 0 2000' && dmsetup resume ewsp"
+	check "$n: the spare replaces member 1" sh -c \
+		"dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
+	check "$n: member 1 rebuilding (R), the scan paused" \
+		test "$(state_of 1)$(status_field $DEV 27)" = Rpaused
+	check "$n: the scan resumes" dmsetup message $DEV 0 rebuild resume
+	check "$n: the scan passes every block" scanned
+	runs=$(copies_in_flight)
+	check "$n: the copy of block $LB is the one run in flight ($runs)" test "$runs" = 1
+	check "$n: blocks $((LB + 1))-$((LB + LN)) written" put $((LB + 1)) /tmp/lf $LN
+	check "$n: Y into block $LB (its last write)" put $LB /tmp/ly
+	runs=$(copies_in_flight)
+	pages=$(status_field $DEV 29)
+	note "$n: when Y was acknowledged: $runs run block(s) in flight, delayed-write pages ${pages%/*}"
+	check "$n: the copy of block $LB still in flight when Y is acknowledged, Y's delayed replica queued" \
+		test "$runs" = 1 -a "${pages%/*}" -gt $((LN - 4))
+	check "$n: the rebuild completes" rebuilt
+	check "$n: the delayed replicas drain" drained
+	check "$n: remove again" dmsetup remove $DEV
+	check "$n: delays off" sh -c "dmsetup reload ewm3 --table '0 $SZ linear ${D[3]} 0' &&
+		dmsetup resume ewm3 && dmsetup reload ewsp --table '0 $SZ linear ${D[4]} 0' &&
+		dmsetup resume ewsp"
+	# member 3 gone: chunk 1 is read from the rebuilt member alone
+	if ! dmsetup create $DEV --table "${spare/\/dev\/mapper\/ewm3 /- }"; then
+		notok "$n: assembled with member 3 missing"
+		return
+	fi
+	check "$n: block $LB reads Y, its last acknowledged write, from the rebuilt member" \
+		blocks_are $LB /tmp/ly
+	check "$n: blocks $((LB + 1))-$((LB + LN)) read back from the rebuilt member" \
+		blocks_are $((LB + 1)) /tmp/lf $LN
+	not_y() { ! blocks_are $LB /tmp/ly >/dev/null; }
+	check "$n: control: X written into block $LB again" put $LB /tmp/lx
+	check "$n: control: block $LB is then reported not Y" not_y
+	check "$n: remove at the end" dmsetup remove $DEV
+	check "$n: kernel log clean" klog_clean
+}
+
 for cfg in $configs; do
+	if [ "$cfg" = last ]; then
+		last_write_race
+		continue
+	fi
 	layout=${cfg%:*} sync=${cfg#*:}
 	case $layout in ddm) partner=0 ;; *) partner=3 ;; esac
 	dmsetup remove_all 2>/dev/null
