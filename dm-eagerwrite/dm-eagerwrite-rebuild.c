@@ -6,6 +6,8 @@
  * the member state the superblock keeps.
  */
 
+#include <linux/sort.h>
+
 #include "dm-eagerwrite.h"
 
 /*
@@ -59,26 +61,47 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
 /*
  * Rebuild runs.  A stale replica on a rebuilding member is not queued as
  * a delayed replica: the scan gathers such replicas into runs (struct
- * ew_rb_run) whose sources are consecutive blocks of one member and whose
- * destinations are consecutive blocks of the rebuilding member, and
- * copies each run with one kcopyd job, up to EW_RB_RUNS runs and
- * EW_RB_INFLIGHT_SECTORS in flight.  The destination of a replica is its
- * fixed home (raid10, ddm's home), else the block the replica still maps
- * (the replaced member's own placement, nobody else's block), else a free
+ * ew_rb_run) whose destinations are consecutive blocks of the rebuilding
+ * member, up to EW_RB_RUNS runs and EW_RB_INFLIGHT_SECTORS in flight.
+ * The destination of a replica is its fixed home (raid10, ddm's home),
+ * else the block the replica still maps (a read repair's), else a free
  * block, the one after the run's last when it is free.  The scan walks
  * logical blocks in order, and so the homes of a member in order: a
- * raid10 or ddm rebuild writes its replacement sequentially; on ew, runs
- * are as long as the old placement was sequential.
+ * raid10 or ddm rebuild writes its replacement sequentially, and a run
+ * to homes is plain: its sources are consecutive blocks of one member,
+ * copied by one kcopyd job.
+ *
+ * A replica without a home on a replaced member maps no block
+ * (ew_member_stale_all gave them up: eager writing scattered them, and
+ * runs to them were one block long), so an ew rebuild, and ddm's
+ * partner replicas, write free blocks of the replacement in order from
+ * its first (m->rb_alloc).  Their sources are where eager writing put
+ * them on the surviving members: such a run is gathered when the block
+ * is a page and a->rb_pages has a page for each of its blocks
+ * (EW_RB_INFLIGHT_SECTORS worth, allocated when a rebuild starts;
+ * without them runs are plain).  A gathered run takes its sources from
+ * any member (src_mask), so that every member holding a partner is read
+ * at once; they are sorted by member and block and read with one request
+ * per stretch, a gap of up to EW_RB_GAP_MAX blocks between two sources
+ * read through into a scratch page (a->rb_gap_page): on a rotating disk a
+ * request of its own for the next source would miss it and wait most of
+ * a turn, reading the gap costs its transfer only.  The destination is
+ * written with one request once every read is done (ew_rb_write_work, on
+ * prop_wq: dm_io() may sleep).  Runs are sent in scan order, which
+ * follows the members' physical order as far as eager writing kept a
+ * sequential write's blocks in order.
  *
  * Runs yield to foreground I/O on the members they touch: while a member
- * has foreground requests in flight (pd.queued), a run reading or writing
- * it grows to EW_RB_FG_RUN_SECTORS at most, and a new one starts only
- * when fewer than EW_RB_FG_RUNS runs touch it (m->rb_runs, a->lock), so a
- * foreground request waits behind about one short run, not 4 MiB; the
- * scan stops there, and the completion of a run touching that member
- * kicks it again.  Only the first run of a block may yield (a block with
- * two rebuilding replicas is added whole), so a busy member may carry
- * EW_RB_FG_RUNS + mirrors - 1 runs at most.
+ * has foreground requests in flight (pd.queued) or completed one in the
+ * last EW_RB_FG_IDLE_NS, a run reading or writing it grows to
+ * EW_RB_FG_RUN_SECTORS at most, by a consecutive source on the same
+ * member only (a gathered read is a seek in front of the request), and a
+ * new one starts only when fewer than EW_RB_FG_RUNS runs touch it
+ * (m->rb_runs, a->lock), so a foreground request waits behind about one
+ * short run, not 4 MiB; the scan stops there, and the completion of a
+ * run touching that member kicks it again.  Only the first run of a
+ * block may yield (a block with two rebuilding replicas is added whole),
+ * so a busy member may carry EW_RB_FG_RUNS + mirrors - 1 runs at most.
  *
  * The rule that keeps a rebuild from copying a stale replica or racing a
  * foreground write (the same as for delayed replicas):
@@ -87,7 +110,11 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  *   current only if, under a->lock again, the generation is the same, the
  *   replica is still stale and still maps that block (no write, discard
  *   or other copy of the block came in between); otherwise the copy is
- *   dropped, and a destination allocated for it is freed;
+ *   dropped, and a destination allocated for it is freed.  ew_rb_done
+ *   runs only once the run's write has completed (kcopyd's callback, or
+ *   dm-io's for a gathered run), so a replica is marked current only
+ *   when its data is on the replacement; its journal record commits
+ *   before any later flush or FUA is acknowledged, as for any copy;
  * - a run whose destinations are fixed homes holds the blocks' cells for
  *   the whole copy, so a write or discard of those blocks (which would
  *   write the same home) waits for it; a block whose cell is busy when
@@ -174,7 +201,7 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	struct ew_rb_run *run = ew_rb_open(batch, disk);
 	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
 	struct ew_choice ch;
-	bool fresh, grow, busy;
+	bool fresh, grow, busy, next;
 
 	for (k = 0; k < a->geom.p.mirrors; k++) {
 		if (!(up & (1U << k)) || a->pd[rep[k].disk].failed)
@@ -190,10 +217,10 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		a->m[disk].owed++;
 		return true;
 	}
-	/* the open run's source member, at its next block */
+	/* the open run's last source member, at its next block */
 	for (k = 0; run && k < n; k++)
-		if (sdisk[k] == run->src_disk &&
-		    sblock[k] == (u64)run->src + run->n &&
+		if (sdisk[k] == run->srcd[run->n - 1] &&
+		    sblock[k] == (u64)run->srcb[run->n - 1] + 1 &&
 		    !(avoid & (1U << k))) {
 			sd = sdisk[k];
 			src = (u32)sblock[k];
@@ -212,10 +239,12 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	if (dst == EW_MAP_NONE)
 		return false;
 	busy = ew_rb_fg_busy(a, sd, now) || ew_rb_fg_busy(a, disk, now);
+	next = run && sd == run->srcd[run->n - 1] &&
+	       src == run->srcb[run->n - 1] + 1;
 	grow = run && run->n < ew_rb_run_max(a, busy) && run->r == r &&
 	       run->to_home == (home[r] != EW_MAP_NONE) &&
-	       run->src_disk == sd && src == run->src + run->n &&
-	       dst == run->dst + run->n;
+	       dst == run->dst + run->n &&
+	       (run->gather ? a->rb_pages_free && (next || !busy) : next);
 	/* yield: before the free block is taken, nothing to undo */
 	if (!grow && may_yield &&
 	    ((ew_rb_fg_busy(a, sd, now) && a->m[sd].rb_runs >= EW_RB_FG_RUNS) ||
@@ -231,18 +260,27 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		list_move_tail(&run->list, batch);
 		run->n = 0;
 		run->src_disk = sd;
-		run->src = src;
+		run->src_mask = 0;
 		run->dst_disk = disk;
 		run->dst = dst;
 		run->r = (u8)r;
 		run->to_home = home[r] != EW_MAP_NONE;
+		run->gather = !run->to_home && a->rb_pages_free;
 		run->epoch = ew_epoch_enter(a);
 		a->rb_inflight++;
-		a->m[sd].rb_runs++;
 		a->m[disk].rb_runs++;
 		a->copies++;
 	}
+	/* each source member counts the run once */
+	if (!(run->src_mask & BIT_ULL(sd))) {
+		run->src_mask |= BIT_ULL(sd);
+		a->m[sd].rb_runs++;
+	}
 	ew_md_reserve(a->md, 1);	/* the caller saw the room */
+	if (run->gather)
+		run->wpl[run->n].page = a->rb_pages[--a->rb_pages_free];
+	run->srcd[run->n] = (u8)sd;
+	run->srcb[run->n] = src;
 	run->lblock[run->n] = lblock;
 	run->gen[run->n] = ew_map_gen(&a->map, lblock);
 	run->oldp[run->n] = ew_map_pblock(&a->map, lblock, r);
@@ -260,29 +298,38 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	struct ew_array *a = run->a;
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], r = run->r, j, dst, freed, logged = 0;
+	u32 err_disk = run->src_disk;
 	u8 bit = 1U << r, up;
 	bool ok = !read_err && !write_err, kick_bios = false;
 	unsigned long flags;
-	u64 now = ew_now(), l;
+	u64 now = ew_now(), l, mask;
 
+	/* a gathered run names the member whose read failed */
+	if (run->gather && atomic_read(&run->read_err))
+		err_disk = atomic_read(&run->read_err) - 1;
 	spin_lock_irqsave(&a->lock, flags);
 	/* no prediction to judge (kcopyd reports only the end of both) */
-	ew_head_seen(a, run->src_disk, run->src + run->n - 1, now);
+	ew_head_seen(a, run->srcd[run->n - 1], run->srcb[run->n - 1], now);
 	ew_head_seen(a, run->dst_disk, run->dst + run->n - 1, now);
 	if (!ok) {
 		DMERR_LIMIT("rebuild copy of %u blocks from member %u to member %u failed (%s)",
-			    run->n, run->src_disk, run->dst_disk,
+			    run->n, err_disk, run->dst_disk,
 			    read_err ? "read" : "write");
 		if (read_err)
-			ew_member_error(a, run->src_disk, false);
+			ew_member_error(a, err_disk, false);
 		if (write_err)
 			ew_member_error(a, run->dst_disk, true);
 		/* the scan comes back for what is still stale */
 		a->resync_next = min(a->resync_next, run->lblock[0]);
-	} else {
-		ew_member_ok(a, run->src_disk);
-		ew_member_ok(a, run->dst_disk);
 	}
+	for (mask = run->src_mask; mask; mask &= mask - 1) {
+		j = __ffs64(mask);
+		if (ok)
+			ew_member_ok(a, j);
+		a->m[j].rb_runs--;
+	}
+	if (ok)
+		ew_member_ok(a, run->dst_disk);
 	for (j = 0; j < run->n; j++) {
 		l = run->lblock[j];
 		dst = run->dst + j;
@@ -305,12 +352,13 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 		}
 		if (run->to_home)
 			kick_bios |= ew_cell_release(a, &run->cell[j]);
+		if (run->gather)
+			a->rb_pages[a->rb_pages_free++] = run->wpl[j].page;
 	}
 	if (logged)
 		ew_md_member_dirty(a->md, run->dst_disk, false);
 	ew_md_unreserve(a->md, run->n - logged);
 	a->rb_inflight--;
-	a->m[run->src_disk].rb_runs--;
 	a->m[run->dst_disk].rb_runs--;
 	a->rb_sectors -= (u64)run->n * a->block_sectors;
 	a->rb_blocks -= run->n;
@@ -322,6 +370,147 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	ew_copy_wake(a, kick_bios);
 }
 
+static void ew_rb_write_done(unsigned long error, void *context)
+{
+	ew_rb_done(0, error, context);
+}
+
+/* A gathered run's reads are done: its write (may sleep). */
+static void ew_rb_write_work(struct work_struct *work)
+{
+	struct ew_rb_run *run = container_of(work, struct ew_rb_run, work);
+	struct ew_array *a = run->a;
+	struct dm_io_region to = {
+		.bdev = a->m[run->dst_disk].bdev,
+		.sector = ew_block_sector(a, run->dst),
+		.count = (sector_t)run->n * a->block_sectors,
+	};
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_WRITE,
+		.mem.type = DM_IO_PAGE_LIST,
+		.mem.ptr.pl = run->wpl,
+		.notify.fn = ew_rb_write_done,
+		.notify.context = run,
+		.client = a->io,
+	};
+
+	if (atomic_read(&run->read_err))
+		ew_rb_done(1, 0, run);
+	else if (dm_io(&req, 1, &to, NULL, IOPRIO_DEFAULT))
+		ew_rb_done(0, 1, run);
+}
+
+/* dm-io's completion of one of a gathered run's reads. */
+static void ew_rb_read_done(unsigned long error, void *context)
+{
+	struct ew_rb_read *rd = context;
+	struct ew_rb_run *run = rd->run;
+
+	if (error)
+		atomic_cmpxchg(&run->read_err, 0, rd->disk + 1);
+	if (atomic_dec_and_test(&run->reads))
+		queue_work(run->a->prop_wq, &run->work);
+}
+
+static int ew_rb_cmp_u64(const void *x, const void *y)
+{
+	u64 a = *(const u64 *)x, b = *(const u64 *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Sort key of a gathered run's block j: member, block, then j. */
+#define EW_RB_KEY(disk, block, j) \
+	((u64)(disk) << 56 | (u64)(block) << 8 | (j))
+#define EW_RB_KEY_DISK(key)	((u32)((key) >> 56))
+#define EW_RB_KEY_BLOCK(key)	((u32)((key) >> 8))
+#define EW_RB_KEY_IDX(key)	((u32)((key) & 0xff))
+
+/*
+ * Read rd of a gathered run: from member rd->disk, block first, nr blocks
+ * into pl's pages.  May sleep.
+ */
+static void ew_rb_read(struct ew_array *a, struct ew_rb_read *rd,
+		       u32 first, u32 nr, struct page_list *pl)
+{
+	struct ew_rb_run *run = rd->run;
+	u32 disk = rd->disk;
+	struct dm_io_request req = {
+		.bi_opf = REQ_OP_READ,
+		.mem.type = DM_IO_PAGE_LIST,
+		.mem.ptr.pl = pl,
+		.notify.fn = ew_rb_read_done,
+		.notify.context = rd,
+		.client = a->io,
+	};
+	struct dm_io_region from = {
+		.bdev = a->m[disk].bdev,
+		.sector = ew_block_sector(a, first),
+		.count = (sector_t)nr * a->block_sectors,
+	};
+
+	atomic_inc(&run->reads);
+	if (dm_io(&req, 1, &from, NULL, IOPRIO_DEFAULT))
+		ew_rb_read_done(1, rd);
+}
+
+/*
+ * A gathered run (see "Rebuild runs"): its sources sorted by member and
+ * block, one read per stretch, each source into its block's page, a gap
+ * of at most EW_RB_GAP_MAX blocks inside a stretch into the scratch page
+ * (its data is not used), EW_RB_SPAN_MAX blocks read in all at most; the
+ * last read to complete queues the write.  May sleep.
+ */
+static void ew_rb_gather(struct ew_array *a, struct ew_rb_run *run)
+{
+	u32 i, j, k = 0, gaps = 0, nrd = 0, disk, first, last, gap, start;
+	struct ew_rb_read hold = { .run = run };
+
+	for (j = 0; j < run->n; j++) {
+		run->wpl[j].next = j + 1 < run->n ? &run->wpl[j + 1] : NULL;
+		run->order[j] = EW_RB_KEY(run->srcd[j], run->srcb[j], j);
+	}
+	sort(run->order, run->n, sizeof(u64), ew_rb_cmp_u64, NULL);
+	atomic_set(&run->read_err, 0);
+	atomic_set(&run->reads, 1);	/* held until every read is sent */
+	for (i = 0; i < run->n; ) {
+		disk = EW_RB_KEY_DISK(run->order[i]);
+		first = EW_RB_KEY_BLOCK(run->order[i]);
+		last = first;
+		start = k;
+		for (j = i; j < run->n; j++) {
+			u32 b = EW_RB_KEY_BLOCK(run->order[j]);
+
+			if (j > i) {
+				if (EW_RB_KEY_DISK(run->order[j]) != disk ||
+				    b - last - 1 > EW_RB_GAP_MAX ||
+				    run->n + gaps + (b - last - 1) >
+				    EW_RB_SPAN_MAX)
+					break;
+				/* the gap, read through */
+				for (gap = last + 1; gap < b; gap++, gaps++) {
+					run->rpl[k].page = a->rb_gap_page;
+					run->rpl[k - 1].next = &run->rpl[k];
+					k++;
+				}
+			}
+			run->rpl[k].page =
+				run->wpl[EW_RB_KEY_IDX(run->order[j])].page;
+			run->rpl[k].next = NULL;
+			if (k > start)
+				run->rpl[k - 1].next = &run->rpl[k];
+			k++;
+			last = b;
+		}
+		run->rd[nrd].run = run;
+		run->rd[nrd].disk = disk;
+		ew_rb_read(a, &run->rd[nrd++], first, k - start,
+			   &run->rpl[start]);
+		i = j;
+	}
+	ew_rb_read_done(0, &hold);
+}
+
 static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
 {
 	struct ew_rb_run *run, *tmp;
@@ -329,8 +518,12 @@ static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
 
 	list_for_each_entry_safe(run, tmp, batch, list) {
 		list_del_init(&run->list);
+		if (run->gather) {
+			ew_rb_gather(a, run);
+			continue;
+		}
 		from.bdev = a->m[run->src_disk].bdev;
-		from.sector = ew_block_sector(a, run->src);
+		from.sector = ew_block_sector(a, run->srcb[0]);
 		from.count = (sector_t)run->n * a->block_sectors;
 		to.bdev = a->m[run->dst_disk].bdev;
 		to.sector = ew_block_sector(a, run->dst);
@@ -455,10 +648,10 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
  * every replica on it stale, labels it and checkpoints that map with
  * the member "rebuilding" in the superblock; then the scan for stale
  * replicas (ew_resync_fill) starts over from block 0 and copies them in
- * runs (see "Rebuild runs" above): to the fixed home, or to the block
- * the replica held on the replaced member; a write meanwhile supersedes
- * them.  Each completed copy is journalled (ew_rb_done), so after a
- * crash the scan finds only what is left and never copies a block twice.
+ * runs (see "Rebuild runs" above): to the fixed home, or to free blocks
+ * of the replacement in order; a write meanwhile supersedes them.  Each
+ * completed copy is journalled (ew_rb_done), so after a crash the scan
+ * finds only what is left and never copies a block twice.
  * The rebuild is over when the scan has passed the last block, no run is
  * in flight and the rebuilt members' queues are empty: the superblock
  * then drops the bit (ew_state_work).  A block whose only current
@@ -556,14 +749,74 @@ void ew_state_work(struct work_struct *work)
 }
 
 /*
+ * The pages of gathered rebuild runs (see "Rebuild runs") and the gap
+ * page, when a rebuild starts (the array suspended or not yet live, so
+ * GFP_NOIO), kept until the array goes (ew_rebuild_free); as many as the
+ * runs in flight can hold.  With fewer (or none) runs are plain or
+ * gather less.  No run is in flight.  Sleeps.
+ */
+static void ew_rb_pages_alloc(struct ew_array *a)
+{
+	u32 nr = EW_RB_INFLIGHT_SECTORS / a->block_sectors, i;
+	struct page **pages;
+	struct page *gap;
+
+	if (a->rb_pages || a->block_sectors != (PAGE_SIZE >> SECTOR_SHIFT) ||
+	    !ew_layout_eager(a->geom.p.layout))
+		return;
+	gap = alloc_page(GFP_NOIO);
+	pages = kvcalloc(nr, sizeof(*pages), GFP_NOIO);
+	if (!pages || !gap) {
+		kvfree(pages);
+		if (gap)
+			__free_page(gap);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		pages[i] = alloc_page(GFP_NOIO);
+		if (!pages[i])
+			break;
+	}
+	for (nr = 0; nr < EW_RB_RUNS; nr++)
+		INIT_WORK(&a->rb_runs[nr].work, ew_rb_write_work);
+	spin_lock_irq(&a->lock);
+	a->rb_pages = pages;
+	a->rb_pages_nr = i;
+	a->rb_pages_free = i;
+	a->rb_gap_page = gap;
+	spin_unlock_irq(&a->lock);
+}
+
+/* When the array goes: every run is done, all pages are back. */
+void ew_rebuild_free(struct ew_array *a)
+{
+	u32 q;
+
+	if (!a->rb_pages)
+		return;
+	for (q = 0; q < a->rb_pages_free; q++)
+		__free_page(a->rb_pages[q]);
+	kvfree(a->rb_pages);
+	__free_page(a->rb_gap_page);
+}
+
+/*
  * Marks every current replica on member i stale, in memory only (the
  * caller checkpoints); a block whose only current replica is there is
- * lost instead.  Returns the number of blocks lost.  Sleeps.
+ * lost instead.  A stale replica without a home gives its block up: the
+ * new device holds nothing there, and the rebuild copies it to free
+ * blocks in order (see "Rebuild runs").  The block goes straight back
+ * to the free map, not through the deferred frees, and is not
+ * journalled: member i is failed and the array not live, so nothing
+ * reads, writes or allocates its blocks before the caller's checkpoint
+ * makes the map that gave them up durable (if that checkpoint fails,
+ * the member stays failed and its blocks unused).  Returns the number of
+ * blocks lost.  Sleeps.
  */
 static u64 ew_member_stale_all(struct ew_array *a, u32 i)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], r;
+	u32 home[EW_MAX_MIRRORS], r, p;
 	unsigned long flags;
 	u64 b = 0, end, lost = 0;
 
@@ -573,14 +826,19 @@ static u64 ew_member_stale_all(struct ew_array *a, u32 i)
 		for (; b < end; b++) {
 			ew_replicas(a, b, rep, home);
 			for (r = 0; r < a->geom.p.mirrors; r++) {
-				if (rep[r].disk != i ||
-				    !(ew_map_uptodate(&a->map, b) & (1U << r)))
+				if (rep[r].disk != i)
 					continue;
-				if (!ew_map_set_stale(&a->map, b, r) &&
+				if ((ew_map_uptodate(&a->map, b) & (1U << r)) &&
+				    !ew_map_set_stale(&a->map, b, r) &&
 				    !test_and_set_bit(b, a->lost)) {
 					a->nr_lost++;
 					lost++;
 				}
+				p = ew_map_drop_stale(&a->map, b, r, home[r]);
+				if (p != EW_MAP_NONE && a->m[i].has_fm &&
+				    ew_freemap_free(&a->m[i].fm, p))
+					DMERR_LIMIT("free of free block %u on member %u",
+						    p, i);
 			}
 		}
 		spin_unlock_irqrestore(&a->lock, flags);
@@ -605,6 +863,7 @@ int ew_replace_member(struct ew_array *a, u32 i,
 	int ret;
 
 	lost = ew_member_stale_all(a, i);
+	ew_rb_pages_alloc(a);
 	flush_work(&a->state_work);
 	spin_lock_irqsave(&a->lock, flags);
 	ew_member_masks(a, &failed, &rebuilding);
@@ -622,6 +881,7 @@ int ew_replace_member(struct ew_array *a, u32 i,
 	a->m[i].err_run = 0;
 	a->m[i].owed = 0;
 	a->m[i].rebuilding = true;
+	a->m[i].rb_alloc = 0;
 	a->resync_next = 0;
 	a->rb_active = true;
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -657,6 +917,7 @@ void ew_array_member_state(struct ew_array *a)
 	}
 	if (!rebuilding)
 		return;
+	ew_rb_pages_alloc(a);
 	for (b = 0; b < a->map.nr_blocks; b++) {
 		if (!(b % 4096))
 			cond_resched();

@@ -83,6 +83,7 @@ static void ew_array_free(struct ew_array *a)
 	kvfree(a->m);
 	kvfree(a->pd);
 	kvfree(a->dpool);
+	ew_rebuild_free(a);
 	kvfree(a->rb_runs);
 	kvfree(a->lost);
 	ew_map_destroy(&a->map);

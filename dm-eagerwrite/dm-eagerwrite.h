@@ -202,6 +202,15 @@
 #define EW_RB_RUNS		32
 #define EW_RB_INFLIGHT_SECTORS	8192
 /*
+ * Gathered runs (see "Rebuild runs"): a gap of at most EW_RB_GAP_MAX
+ * blocks between two sources of a run on one member is read through (into
+ * a scratch page) rather than costing a request of its own, which on a
+ * rotating disk misses the next block and waits a turn; a run reads at
+ * most EW_RB_SPAN_MAX blocks in all (its sources and the gaps).
+ */
+#define EW_RB_GAP_MAX		16
+#define EW_RB_SPAN_MAX		(4 * EW_RB_RUN_MAX)
+/*
  * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
  * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
  * ago, a new run that reads or writes it starts only when fewer than
@@ -270,23 +279,44 @@ struct ew_member {
 	struct ew_probe probe;
 };
 
+/* One read of a gathered rebuild run: dm-io's completion context. */
+struct ew_rb_read {
+	struct ew_rb_run *run;
+	u32 disk;
+};
+
 /*
  * A rebuild run: stale replicas of up to EW_RB_RUN_MAX logical blocks
- * whose sources lie in one contiguous range of one member and whose
- * destinations in one contiguous range of the rebuilding member, copied
- * by one kcopyd job.  The logical blocks need not be consecutive.
+ * whose destinations lie in one contiguous range of the rebuilding
+ * member.  A plain run's sources are one contiguous range of one member,
+ * and one kcopyd job copies it; a gathered run's sources are anywhere on
+ * the members in src_mask: they are read (sorted by member and block,
+ * small gaps read through) into pages of a->rb_pages, then written with
+ * one request (see "Rebuild runs").  The logical blocks need not be
+ * consecutive.  Its fields are the scan's while it forms (a->lock), then
+ * the copy's until ew_rb_done.
  */
 struct ew_rb_run {
 	struct list_head list;		/* a->rb_idle, or a fill's batch */
 	struct ew_array *a;
 	u32 n;
-	u32 src_disk;
-	u32 src;			/* first source block */
+	u32 src_disk;			/* the first block's source member */
 	u32 dst_disk;
 	u32 dst;			/* first destination block */
+	u64 src_mask;			/* source members (rb_runs counted) */
 	u8 r;				/* the replica rebuilt, on dst_disk */
 	bool to_home;			/* cells held: see "Rebuild" */
+	bool gather;			/* sources anywhere: read into pages */
 	u8 epoch;
+	atomic_t reads;			/* gathered: reads in flight, + 1 */
+	atomic_t read_err;		/* ... 1 + the member that failed one */
+	struct work_struct work;	/* gathered: the write, after the reads */
+	u8 srcd[EW_RB_RUN_MAX];		/* each block's source member */
+	u32 srcb[EW_RB_RUN_MAX];	/* ... and block there */
+	u64 order[EW_RB_RUN_MAX];	/* sources sorted: see ew_rb_gather */
+	struct page_list wpl[EW_RB_RUN_MAX];	/* pages, in block order */
+	struct page_list rpl[EW_RB_SPAN_MAX];	/* ... in read order */
+	struct ew_rb_read rd[EW_RB_RUN_MAX];	/* one a read */
 	u64 lblock[EW_RB_RUN_MAX];
 	u32 gen[EW_RB_RUN_MAX];		/* generation when the run formed */
 	u32 oldp[EW_RB_RUN_MAX];	/* the replica's block then */
@@ -395,6 +425,10 @@ struct ew_array {
 	u32 rb_inflight;		/* runs in flight */
 	u64 rb_sectors;			/* ... and their sectors */
 	u64 rb_blocks;			/* ... and their blocks */
+	/* gathered runs' pages (a stack, a->lock) and gap page */
+	struct page **rb_pages;
+	u32 rb_pages_nr, rb_pages_free;
+	struct page *rb_gap_page;
 	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
@@ -614,5 +648,6 @@ void ew_state_work(struct work_struct *work);
 int ew_replace_member(struct ew_array *a, u32 i,
 		      struct block_device *bdev);
 void ew_array_member_state(struct ew_array *a);
+void ew_rebuild_free(struct ew_array *a);
 
 #endif

@@ -101,6 +101,13 @@ bool ew_map_set_stale(struct ew_map *m, u64 lblock, u32 r)
 	return true;
 }
 
+u32 ew_map_drop_stale(struct ew_map *m, u64 lblock, u32 r, u32 home)
+{
+	if (m->uptodate[lblock] & (1U << r))
+		return EW_MAP_NONE;
+	return ew_map_move(m, lblock, r, home, home);
+}
+
 int ew_map_discard(struct ew_map *m, u64 lblock, const u32 *home, u32 *freed)
 {
 	int nr = 0;

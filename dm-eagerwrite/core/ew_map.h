@@ -106,6 +106,15 @@ int ew_map_commit_copy(struct ew_map *m, u64 lblock, u32 gen, u32 r,
 bool ew_map_set_stale(struct ew_map *m, u64 lblock, u32 r);
 
 /*
+ * Replica r of lblock is stale and its block holds nothing worth keeping
+ * (its member was replaced by a new device): it falls back to home (its
+ * home, or EW_MAP_NONE) so that its copy may go to any block.  Returns
+ * the block given up (EW_MAP_NONE if none; never a home); a current
+ * replica is left alone (EW_MAP_NONE).
+ */
+u32 ew_map_drop_stale(struct ew_map *m, u64 lblock, u32 r, u32 home);
+
+/*
  * lblock is discarded: a new generation, no replica current (reads give
  * zeros), replicas fall back to home[r]; freed[] as for commit_write.
  * Returns the number of blocks freed.

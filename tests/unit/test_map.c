@@ -172,6 +172,36 @@ static void test_set_stale(void **state)
 	ew_map_destroy(&m);
 }
 
+/* A replaced member's stale replica gives its block up; a current one not. */
+static void test_drop_stale(void **state)
+{
+	struct ew_map m;
+	u32 home[2] = { N, 7 }, newp[2] = { 10, 7 }, freed[2];
+	u32 g;
+
+	(void)state;
+	assert_int_equal(ew_map_init(&m, 4, 2), 0);
+	assert_int_equal(ew_map_drop_stale(&m, 0, 0, N), N);	/* unwritten */
+	g = ew_map_begin_write(&m, 0);
+	assert_int_equal(ew_map_commit_write(&m, 0, g, 0x3, newp, home, freed),
+			 0);
+	assert_int_equal(ew_map_drop_stale(&m, 0, 0, N), N);	/* current */
+	assert_int_equal(ew_map_pblock(&m, 0, 0), 10);
+	assert_true(ew_map_set_stale(&m, 0, 0));
+	assert_int_equal(ew_map_drop_stale(&m, 0, 0, N), 10);
+	assert_int_equal(ew_map_pblock(&m, 0, 0), N);
+	assert_int_equal(ew_map_drop_stale(&m, 0, 0, N), N);	/* once */
+	assert_int_equal(ew_map_gen(&m, 0), g);
+	/* a home is never given up: block 1's replica 1, stale at home */
+	g = ew_map_begin_write(&m, 1);
+	assert_int_equal(ew_map_commit_write(&m, 1, g, 0x1, newp, home, freed),
+			 0);
+	assert_int_equal(ew_map_uptodate(&m, 1), 0x1);
+	assert_int_equal(ew_map_drop_stale(&m, 1, 1, 7), N);
+	assert_int_equal(ew_map_pblock(&m, 1, 1), 7);
+	ew_map_destroy(&m);
+}
+
 static void test_dfree_fifo_and_safe_point(void **state)
 {
 	struct ew_dfree df;
@@ -305,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_supersede),
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_set_stale),
+		cmocka_unit_test(test_drop_stale),
 		cmocka_unit_test(test_dfree_fifo_and_safe_point),
 		cmocka_unit_test(test_random_model),
 	};

@@ -1,0 +1,83 @@
+#!/bin/bash
+# vm-run: --disks 5 --disk-size 32M --meta-size 16M --timeout 600
+#
+# An ew rebuild writes its replacement in long runs (issue 17 item 6):
+# eager writing scattered the replicas, so a rebuild that copies each one
+# to the block it held on the replaced member writes one block a request
+# (0.10 of the spare's sequential rate on hddsim).  ew, sync 2, four
+# members, a 24 MiB volume, 16 MiB written; member 1 missing, a spare
+# (dm-linear, whose /sys/block stat counts the requests it gets) replaces
+# it: the rebuild must average at least 64 KiB a write request to the
+# spare (writes <= replicas copied / 16, label and all).  Then member 3
+# (member 1's partner) goes: every block reads back from the rebuilt
+# member alone.  Before the fix: 1 write a replica copied (not ok).
+# Prints "ok - NAME" / "not ok - NAME".
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# shellcheck source=tests/vm/target-lib.sh
+. "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
+
+DEV=ewrr
+# shellcheck disable=SC2206
+D=($EW_DISKS)
+SZ=$(blockdev --getsz "${D[0]}")
+
+load_target || { notok "module loaded"; finish; }
+state_of() { status_field $DEV 7 | cut -c$(($1 + 1)); }
+rebuilt() {	# the scan idle, every member A, nothing pending
+	local _
+	for _ in $(seq 240); do
+		[ "$(status_field $DEV 27)" = idle ] && [ -z "$(status_field $DEV 7 | tr -d A)" ] &&
+			[ "$(status_field $DEV 8)" = 0 ] && return 0
+		sleep 0.5
+	done
+	note "not rebuilt: $(dmsetup status $DEV)"
+	return 1
+}
+# writes_of NAME: write requests completed by dm device NAME (its stat)
+writes_of() {
+	awk '{ print $5 }' "/sys/dev/block/$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ')/stat"
+}
+
+dmsetup remove_all 2>/dev/null
+wipe_array "$EW_META" "${D[@]}"
+for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
+dmsetup create ewsp --table "0 $SZ linear ${D[4]} 0"
+all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
+# shellcheck disable=SC2086
+table=$(ewctl table --layout ew --sync 2 --len 24M --metadata "$EW_META" $all)
+klog_mark
+check "create" dmsetup create $DEV --table "$table"
+[ -b /dev/mapper/$DEV ] || finish
+check "16 MiB written" dd if=/dev/urandom of=/dev/mapper/$DEV bs=256k count=64 \
+	oflag=direct conv=fsync status=none
+sum=$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)
+check "remove" dmsetup remove $DEV
+check "assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
+check "member 1 failed (D)" test "$(state_of 1)" = D
+check "rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
+
+spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
+bg0=$(status_field $DEV 12)
+w0=$(writes_of ewsp)
+check "the spare's write count read ($w0)" test -n "$w0"
+check "the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
+check "the rebuild completes" rebuilt
+n=$(($(status_field $DEV 12) - bg0))
+w=$(($(writes_of ewsp) - w0))
+note "rebuild: $n replicas copied ($((n * 4)) KiB) in $w write requests to the spare"
+check "the rebuild copied member 1's replicas (>= 1024: $n)" test "$n" -ge 1024
+check "at least 64 KiB a write to the spare ($w writes for $n replicas)" test $((w * 16)) -le "$n"
+check "data reads back with every member" \
+	test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
+check "remove again" dmsetup remove $DEV
+
+# member 3 gone: column 1 is read from the rebuilt member alone
+check "assembled with member 3 missing" dmsetup create $DEV --table "${spare/\/dev\/mapper\/ewm3 /- }"
+check "data reads back from the rebuilt member" \
+	test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
+check "remove at the end" dmsetup remove $DEV
+check "kernel log clean" klog_clean
+dmsetup remove_all 2>/dev/null
+finish
