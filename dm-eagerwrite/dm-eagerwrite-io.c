@@ -41,13 +41,17 @@ void ew_replicas(struct ew_array *a, u64 lblock, struct ew_replica *rep,
  * retired at completion (ew_head_done).  kcopyd's copies (a read, then a
  * write sent when the read ends) are seen only at their end
  * (ew_head_seen): they place the arm only on a member with nothing sent
- * in flight.  All with a->lock held.
+ * in flight.  A non-rotational member (a->pd[].nonrot, see "The write
+ * path" in Documentation/eagerwrite.rst) has no arm: placement does not
+ * read its head state, so none is kept.  All with a->lock held.
  */
 void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
 		  u64 cost)
 {
 	struct ew_member *m = &a->m[disk];
 
+	if (a->pd[disk].nonrot)
+		return;
 	ew_head_issue(&m->model, &m->head,
 		      ew_disk_block_lba(&m->model, pblock, a->block_sectors),
 		      a->block_sectors, now + cost);
@@ -60,6 +64,9 @@ void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
 
+	/* sent before the member became non-rotational: still retired */
+	if (a->pd[disk].nonrot && !m->head.inflight)
+		return;
 	ew_head_retire(&m->model, &m->head,
 		       ew_disk_block_lba(&m->model, pblock, a->block_sectors),
 		       a->block_sectors, end_ns);
@@ -68,6 +75,22 @@ void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 			pred_ns - measured;
 		a->err_count++;
 	}
+}
+
+/*
+ * Which members are non-rotational, as their queues say now: called on
+ * every resume (a table's members are fixed while it is live).  Under
+ * a->lock, as placement reads it.
+ */
+void ew_members_nonrot(struct ew_array *a)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&a->lock, flags);
+	for (i = 0; i < a->nr; i++)
+		a->pd[i].nonrot = a->m[i].bdev && bdev_nonrot(a->m[i].bdev);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 /*
@@ -92,7 +115,7 @@ void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 {
 	struct ew_member *m = &a->m[disk];
 
-	if (!m->head.inflight)
+	if (!m->head.inflight && !a->pd[disk].nonrot)
 		ew_head_complete(&m->model, &m->head,
 				 ew_disk_block_lba(&m->model, pblock,
 						   a->block_sectors),
@@ -364,7 +387,8 @@ static void ew_fg_endio(struct bio *clone)
 		a->m[disk].fg_done_ns = now;
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
-		if (ew_layout_eager(a->geom.p.layout) && !clone->bi_status)
+		if (ew_layout_eager(a->geom.p.layout) && !clone->bi_status &&
+		    !a->pd[disk].nonrot)
 			ew_lead_learn(a, disk, io->pred_ns[r],
 				      now - io->start_ns);
 		if (clone->bi_status) {
@@ -499,6 +523,9 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 			ret = ew_freemap_alloc(&a->m[ch.disk].fm, ch.block);
 		if (ret)
 			break;
+		/* next fit: the next search starts after this block */
+		if (eager && a->pd[ch.disk].nonrot)
+			a->pd[ch.disk].next_free = ch.block + 1;
 		skip |= 1U << ch.index;
 		io->newp[ch.index] = (u32)ch.block;
 		io->pred_ns[ch.index] = ch.cost_ns;

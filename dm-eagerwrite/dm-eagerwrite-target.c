@@ -808,6 +808,7 @@ static int ew_preresume(struct dm_target *ti)
 		}
 		ew_member_forget(a, i, "removed from the table");
 	}
+	ew_members_nonrot(a);
 	/*
 	 * Before the first write: a new superblock generation saying the
 	 * array is in use.  A failure latches read-only (and says so); the

@@ -603,6 +603,7 @@ void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
 void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 		  u64 start_ns, u64 pred_ns, u64 end_ns);
 void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now);
+void ew_members_nonrot(struct ew_array *a);
 void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock);
 void ew_epoch_exit(struct ew_array *a, u8 epoch);
 void ew_bio_work(struct work_struct *work);

@@ -37,6 +37,18 @@ struct ew_pdisk {
 	 * (the simulator); the target learns it (ew_place_lead_update).
 	 */
 	u64 lead_ns;
+	/*
+	 * A non-rotational member (the caller says so; the target asks the
+	 * member's queue): no arm and no platter, so no position to
+	 * predict.  An eager write takes the first free block at or after
+	 * next_free, cyclically (the caller moves next_free past the blocks
+	 * it takes); any request costs the model's fixed costs only
+	 * (overhead_ns, plus write_settle_ns for a write), so the choice
+	 * between members is the queue, then those costs; head and lead_ns
+	 * are not read.
+	 */
+	bool nonrot;
+	u64 next_free;
 };
 
 struct ew_choice {
@@ -51,7 +63,8 @@ struct ew_choice {
  * now_ns; EW_NO_BLOCK when the map has none.  *cost_ns: predicted
  * completion - now_ns.  Walks cylinders outward from the head, skipping
  * cylinders without free blocks, and stops once the seek alone exceeds
- * the best found.
+ * the best found.  A non-rotational pd: the first free block at or after
+ * pd->next_free (cyclically), found through the cylinder counts.
  */
 u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
 			  u64 now_ns, u64 *cost_ns);

@@ -7,19 +7,28 @@
 # line "BENCH <config> <job> <json>"; the host (scripts/bench-null) makes
 # the table.
 #
-# Arguments: MEMBERS RUNTIME_S REGION_MIB SEED CONFIGS...  (SEED: fio's
-# randseed, the same offsets for every configuration)
+# Arguments: MEMBERS RUNTIME_S REGION_MIB SEED JOBS CONFIGS...  (SEED:
+# fio's randseed, the same offsets for every configuration; JOBS: the fio
+# jobs, comma separated, of randread-qd1 randwrite-qd1 randread-qd32
+# randwrite-qd32, or "all")
 # Configurations: linear (dm-linear over member 0), dmraid (dm-raid
 # raid10, 2 copies near, 4 MiB metadata slices, nosync), raid10, ddm, ew1,
-# ew2 (eagerwrite; ew1/ew2 = ew with sync 1/2), md (md raid10 with mdadm,
+# ew2, raid10s2, ddm2 (eagerwrite; ew1/ew2 = ew with sync 1/2; raid10 and
+# ddm are sync 1, raid10s2 and ddm2 sync 2), md (md raid10 with mdadm,
 # skipped when mdadm is not in the guest).  Each array's region is
 # written once before its jobs (eagerwrite would read unwritten blocks as
-# zeros without touching a member).
+# zeros without touching a member).  Each eagerwrite configuration starts
+# from a wiped metadata device and member labels (wipe_array): the
+# target never formats over the array another layout left there.
+# Latency is fio's lat_ns (submission to completion): on null_blk a bio
+# completes inside its submission, so clat_ns would leave out the
+# target's whole cost.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
-n=${1:-8} runtime=${2:-10} region_mib=${3:-1024} seed=${4:-1}
-shift 4
+n=${1:-8} runtime=${2:-10} region_mib=${3:-1024} seed=${4:-1} jobs=${5:-all}
+shift 5
+[ "$jobs" != all ] || jobs=randread-qd1,randwrite-qd1,randread-qd32,randwrite-qd32
 configs=${*:-linear dmraid raid10 ddm ew1}
 len=$((region_mib * 2048))		# sectors
 chan=${EW_CHANNEL:-/dev/null}
@@ -27,6 +36,9 @@ out=/tmp/bench
 mkdir -p "$out"
 
 say() { echo "# bench-null: $*"; }
+# wipe_array
+# shellcheck source=tests/vm/target-lib.sh
+. "${EW_TESTS:-/ew/tests}/vm/target-lib.sh"
 send() { printf '%s\n' "$*" >"$chan"; echo "$*" | cut -c1-200; }
 
 modprobe dm-mod 2>/dev/null
@@ -69,30 +81,30 @@ make_table() {	# make_table CONFIG: the table line on stdout
 	ddm) ewctl table --layout ddm --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	ew1) ewctl table --layout ew --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	ew2) ewctl table --layout ew --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	raid10s2) ewctl table --layout raid10 --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	ddm2) ewctl table --layout ddm --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
 	*) return 1 ;;
 	esac
 }
 
-# Four jobs: random read and write, queue depth 1 and 32, one job each.
+# The jobs: random read or write at queue depth 1 or 32, one job each.
 run_jobs() {	# run_jobs CONFIG DEV
 	local cfg=$1 dev=$2 rw qd j
-	for qd in 1 32; do
-		for rw in randread randwrite; do
-			j=$rw-qd$qd
-			fio --name="$j" --filename="$dev" --size="${region_mib}M" \
-				--ioengine=libaio --direct=1 --bs=4k --rw=$rw \
-				--iodepth=$qd --numjobs=1 --time_based \
-				--runtime="$runtime" --ramp_time=1 --norandommap \
-				--randseed="$seed" --eta=never --output-format=json \
-				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err" || {
-				say "$cfg $j: fio failed: $(head -c 300 "$out/$cfg-$j.err")"
-				continue
-			}
-			send "BENCH $cfg $j $(jq -c '.jobs[0] | {jobname,
-				read: {iops: .read.iops, clat_ns: {mean: .read.clat_ns.mean, p99: .read.clat_ns.percentile["99.000000"]}},
-				write: {iops: .write.iops, clat_ns: {mean: .write.clat_ns.mean, p99: .write.clat_ns.percentile["99.000000"]}}}' \
-				"$out/$cfg-$j.json")"
-		done
+	for j in ${jobs//,/ }; do
+		rw=${j%-qd*} qd=${j##*-qd}
+		fio --name="$j" --filename="$dev" --size="${region_mib}M" \
+			--ioengine=libaio --direct=1 --bs=4k --rw="$rw" \
+			--iodepth="$qd" --numjobs=1 --time_based --lat_percentiles=1 \
+			--runtime="$runtime" --ramp_time=1 --norandommap \
+			--randseed="$seed" --eta=never --output-format=json \
+			>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err" || {
+			say "$cfg $j: fio failed: $(head -c 300 "$out/$cfg-$j.err")"
+			continue
+		}
+		send "BENCH $cfg $j $(jq -c '.jobs[0] | {jobname,
+			read: {iops: .read.iops, clat_ns: {mean: .read.lat_ns.mean, p99: .read.lat_ns.percentile["99.000000"]}},
+			write: {iops: .write.iops, clat_ns: {mean: .write.lat_ns.mean, p99: .write.lat_ns.percentile["99.000000"]}}}' \
+			"$out/$cfg-$j.json")"
 	done
 }
 
@@ -129,6 +141,10 @@ for cfg in $configs; do
 		continue
 	fi
 	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
+	case $cfg in
+	linear|dmraid) ;;
+	*) wipe_array "$EW_META" "${members[@]}" || say "$cfg: wipe failed" ;;
+	esac
 	if ! dmsetup create bench --table "$table" 2>"$out/create.err"; then
 		say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"
 		continue

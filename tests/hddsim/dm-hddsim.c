@@ -37,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/init.h>
 #include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
@@ -444,9 +445,21 @@ static int hddsim_iterate_devices(struct dm_target *ti,
 	return fn(ti, hs->dev, 0, ti->len, data);
 }
 
+/*
+ * A rotating disk says so: dm makes a device non-rotational when all the
+ * devices under it are (brd, null_blk, loop on tmpfs are), and placement
+ * in dm-eagerwrite skips the disk model on a non-rotational member.  dm
+ * sets the flag when it binds the table, before the targets resume.
+ */
+static void hddsim_resume(struct dm_target *ti)
+{
+	blk_queue_flag_clear(QUEUE_FLAG_NONROT,
+			     dm_disk(dm_table_get_md(ti->table))->queue);
+}
+
 static struct target_type hddsim_target = {
 	.name = "hddsim",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	.ctr = hddsim_ctr,
 	.dtr = hddsim_dtr,
@@ -455,6 +468,7 @@ static struct target_type hddsim_target = {
 	.status = hddsim_status,
 	.message = hddsim_message,
 	.iterate_devices = hddsim_iterate_devices,
+	.resume = hddsim_resume,
 };
 
 static int __init dm_hddsim_init(void)

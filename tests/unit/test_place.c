@@ -480,6 +480,66 @@ static void test_read_first_reached(void **state)
 	beds4_free(b);
 }
 
+/*
+ * A non-rotational member: next fit from pd.next_free, cyclically, at the
+ * model's fixed costs, wherever the head is; reads and writes to a home
+ * at the fixed costs too, so the queue decides between such members.
+ */
+static void test_nonrot(void **state)
+{
+	struct bed b[4];
+	struct ew_pdisk pd[4];
+	struct ew_replica cand[2] = { { 1, 7 }, { 3, 9 } };
+	u32 disk[2] = { 1, 3 };
+	u64 blk[2] = { 7, 9 }, cost, i;
+	struct ew_choice c;
+
+	(void)state;
+	beds4(b, pd);
+	for (i = 0; i < 4; i++)
+		pd[i].nonrot = true;
+	/* head on the last cylinder: the model would pick a block there */
+	b[1].h.cyl = 7;
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 0);
+	assert_int_equal(cost, 5000 + 10000);
+	pd[1].next_free = 30;
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 30);
+	/* a run of used blocks over two cylinder boundaries (24, 48) */
+	for (i = 20; i < 60; i++)
+		assert_int_equal(ew_freemap_alloc(&b[1].fm, i), 0);
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 60);
+	/* only a block behind the cursor: wrap; then in its cylinder */
+	only_free(&b[1], 26);
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 26);
+	pd[1].next_free = 27;
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 26);
+	pd[1].next_free = 1000;		/* past the map: from block 0 */
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost), 26);
+	assert_int_equal(ew_freemap_alloc(&b[1].fm, 26), 0);
+	assert_int_equal(ew_place_nearest_free(&pd[1], 1, 0, &cost),
+			 EW_NO_BLOCK);
+	/* eager write: disk 1 is full, disk 3 takes its cursor's block */
+	pd[3].next_free = 100;
+	assert_int_equal(ew_place_write(pd, cand, 2, 0, true, 1, 0, &c), 0);
+	assert_int_equal(c.disk, 3);
+	assert_int_equal(c.block, 100);
+	assert_int_equal(c.cost_ns, 15000);
+	/* homes and reads: fixed costs, then the queue */
+	assert_int_equal(ew_place_write(pd, cand, 2, 0, false, 1, 0, &c), 0);
+	assert_int_equal(c.disk, 1);
+	assert_int_equal(c.cost_ns, 15000);
+	pd[1].queued = 1;
+	assert_int_equal(ew_place_write(pd, cand, 2, 0, false, 1, 0, &c), 0);
+	assert_int_equal(c.disk, 3);
+	assert_int_equal(ew_place_read(pd, disk, blk, 2, 0, 1, 1, 0, &c), 0);
+	assert_int_equal(c.disk, 3);
+	assert_int_equal(c.cost_ns, 5000);
+	pd[1].queued = 0;
+	assert_int_equal(ew_place_read(pd, disk, blk, 2, 0, 1, 1, 0, &c), 0);
+	assert_int_equal(c.disk, 1);
+	beds4_free(b);
+}
+
 static void test_satf_ew(void **state)
 {
 	struct bed b;
@@ -601,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_write_skip_failed_full),
 		cmocka_unit_test(test_write_home),
 		cmocka_unit_test(test_read_first_reached),
+		cmocka_unit_test(test_nonrot),
 		cmocka_unit_test(test_satf_ew),
 		cmocka_unit_test(test_wang_bound),
 	};
