@@ -94,6 +94,21 @@ status_field() {	# status_field DEV N: Nth INFO field, 1 = layout
 	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'
 }
 
+member_state() {	# member_state DEV I: member I's character in status field 7
+	status_field "$1" 7 | cut -c$(($2 + 1))
+}
+
+rebuilt_drained() {	# rebuilt_drained DEV SECONDS: scan idle, every member A, field 8 at 0
+	local _
+	for _ in $(seq $(($2 * 2))); do
+		[ "$(status_field "$1" 27)" = idle ] && [ -z "$(status_field "$1" 7 | tr -d A)" ] &&
+			[ "$(status_field "$1" 8)" = 0 ] && return 0
+		sleep 0.5
+	done
+	note "not rebuilt: $(dmsetup status "$1")"
+	return 1
+}
+
 counters_moved() {	# reads, writes, foreground writes all > 0
 	local dev=$1
 	[ "$(status_field "$dev" 9)" -gt 0 ] && [ "$(status_field "$dev" 10)" -gt 0 ] &&

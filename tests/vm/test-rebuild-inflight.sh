@@ -35,7 +35,6 @@ SZ=$(blockdev --getsz "${D[0]}")
 B=16		# chunk 1 of 16 blocks (chunk_sectors 128): members 1 and 3
 
 load_target || { notok "module loaded"; finish; }
-state_of() { status_field $DEV 7 | cut -c$(($1 + 1)); }
 block_is() {	# block_is N FILE: block N of the array holds FILE
 	dd if=/dev/mapper/$DEV of=/tmp/blk bs=4096 skip="$1" count=1 iflag=direct status=none &&
 		cmp -s /tmp/blk "$2" && return 0
@@ -45,16 +44,6 @@ block_is() {	# block_is N FILE: block N of the array holds FILE
 put() {		# put N FILE: FILE into block N
 	dd if="$2" of=/dev/mapper/$DEV bs=4096 seek="$1" count=1 oflag=direct \
 		conv=notrunc status=none
-}
-rebuilt() {	# the scan idle, every member A, nothing pending
-	local _
-	for _ in $(seq 120); do
-		[ "$(status_field $DEV 27)" = idle ] && [ -z "$(status_field $DEV 7 | tr -d A)" ] &&
-			[ "$(status_field $DEV 8)" = 0 ] && return 0
-		sleep 0.5
-	done
-	note "not rebuilt: $(dmsetup status $DEV)"
-	return 1
 }
 
 dmsetup remove_all 2>/dev/null
@@ -75,7 +64,7 @@ check "X into block $B, Z into block $((B + 1))" xz
 check "remove" dmsetup remove $DEV
 
 check "assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
-check "member 1 failed (D)" test "$(state_of 1)" = D
+check "member 1 failed (D)" test "$(member_state $DEV 1)" = D
 check "rebuild paused" dmsetup message $DEV 0 rebuild pause
 check "member 3 delays writes by 3 s" sh -c \
 	"dmsetup reload ewm3 --table '0 $SZ delay ${D[3]} 0 0 ${D[3]} 0 3000' && dmsetup resume ewm3"
@@ -85,7 +74,7 @@ bg0=$(status_field $DEV 12)
 check "the spare replaces member 1" sh -c \
 	"dmsetup reload $DEV --table '${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }' && dmsetup resume $DEV"
 check "member 1 rebuilding (R), the scan paused" \
-	test "$(state_of 1)$(status_field $DEV 27)" = Rpaused
+	test "$(member_state $DEV 1)$(status_field $DEV 27)" = Rpaused
 
 # Y in flight: 2 s on the spare, 3 s on member 3; the scan resumes meanwhile
 put $B /tmp/y &
@@ -93,7 +82,7 @@ wpid=$!
 sleep 0.5
 check "the scan resumes while block $B's write is in flight" dmsetup message $DEV 0 rebuild resume
 check "the write of Y completes" wait $wpid
-check "the rebuild completes" rebuilt
+check "the rebuild completes" rebuilt_drained $DEV 60
 check "the rebuild copied block $((B + 1)) (member 1's other block)" \
 	test "$(status_field $DEV 12)" -gt "$bg0"
 check "block $B reads Y with every member" block_is $B /tmp/y

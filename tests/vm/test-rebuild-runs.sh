@@ -24,17 +24,6 @@ D=($EW_DISKS)
 SZ=$(blockdev --getsz "${D[0]}")
 
 load_target || { notok "module loaded"; finish; }
-state_of() { status_field $DEV 7 | cut -c$(($1 + 1)); }
-rebuilt() {	# the scan idle, every member A, nothing pending
-	local _
-	for _ in $(seq 240); do
-		[ "$(status_field $DEV 27)" = idle ] && [ -z "$(status_field $DEV 7 | tr -d A)" ] &&
-			[ "$(status_field $DEV 8)" = 0 ] && return 0
-		sleep 0.5
-	done
-	note "not rebuilt: $(dmsetup status $DEV)"
-	return 1
-}
 # writes_of NAME: write requests completed by dm device NAME (its stat)
 writes_of() {
 	awk '{ print $5 }' "/sys/dev/block/$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ')/stat"
@@ -55,7 +44,7 @@ check "16 MiB written" dd if=/dev/urandom of=/dev/mapper/$DEV bs=256k count=64 \
 sum=$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)
 check "remove" dmsetup remove $DEV
 check "assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
-check "member 1 failed (D)" test "$(state_of 1)" = D
+check "member 1 failed (D)" test "$(member_state $DEV 1)" = D
 check "rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
 
 spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
@@ -63,7 +52,7 @@ bg0=$(status_field $DEV 12)
 w0=$(writes_of ewsp)
 check "the spare's write count read ($w0)" test -n "$w0"
 check "the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
-check "the rebuild completes" rebuilt
+check "the rebuild completes" rebuilt_drained $DEV 120
 n=$(($(status_field $DEV 12) - bg0))
 w=$(($(writes_of ewsp) - w0))
 note "rebuild: $n replicas copied ($((n * 4)) KiB) in $w write requests to the spare"
