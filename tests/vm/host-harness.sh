@@ -14,7 +14,10 @@
 #   5. --timeout: 124;
 #   6. --icount: the guest has one CPU and sees EW_ICOUNT, and its clock
 #      follows the instruction count: idle time is skipped, so more guest
-#      sleep costs (almost) no more wall time.
+#      sleep costs (almost) no more wall time;
+#   7. --rotational 1: the loop members' queues say rotational (the
+#      target's disk model is then used on them), the metadata disk's
+#      does not; without it they say 0.
 # Plus argument errors (126) without booting.  Prints "ok - NAME" /
 # "not ok - NAME".
 set -u
@@ -53,6 +56,9 @@ result "a missing guest script is a harness error (126)" $?
 run badicount --icount=11 -- "$work/true.sh"
 [ "$rc" = 126 ]
 result "--icount with a shift out of 0..10 is a harness error (126)" $?
+run badrot --rotational yes -- "$work/true.sh"
+[ "$rc" = 126 ]
+result "--rotational other than 0 or 1 is a harness error (126)" $?
 "$vmrun" --help | grep -q -- '--kill-on'
 result "--help documents the options" $?
 
@@ -71,6 +77,27 @@ run icount "${small[@]}" --icount --timeout 240 -- "$work/icount.sh"
 result "--icount: one vCPU, EW_ICOUNT=0, 300 s of guest sleep in < 240 s wall" $? icount
 grep -aq 'exact time: icount shift 0, 1 CPU' "$work/icount.log"
 result "--icount: the boot line names exact time" $?
+
+# --- 7: rotational members ------------------------------------------------
+# The guest script prints what each queue says; two members, so that a
+# loop over them is seen doing every one.
+cat >"$work/rot.sh" <<'EOF'
+#!/bin/sh
+for d in $EW_DISKS; do
+	echo "rot-member $(cat "/sys/block/${d#/dev/}/queue/rotational")"
+done
+echo "rot-meta $(cat "/sys/block/${EW_META#/dev/}/queue/rotational")"
+EOF
+run rot1 --disks 2 --disk-size 16M --meta-size 4M --mem 1024 --quiet \
+	--rotational 1 -- "$work/rot.sh"
+[ "$rc" = 0 ] && [ "$(grep -ac '^rot-member 1' "$work/rot1.log")" = 2 ] &&
+	grep -aq '^rot-meta 0' "$work/rot1.log"
+result "--rotational 1: both loop members rotational, the metadata disk not" $? rot1
+grep -aq '(loop, rotational 1)' "$work/rot1.log"
+result "--rotational 1: the boot line says so" $?
+run rot0 --disks 2 --disk-size 16M --meta-size 4M --mem 1024 --quiet -- "$work/rot.sh"
+[ "$rc" = 0 ] && [ "$(grep -ac '^rot-member 0' "$work/rot0.log")" = 2 ]
+result "without --rotational loop members stay non-rotational" $? rot0
 
 # --- 1: exit status --------------------------------------------------------
 cat >"$work/exit3.sh" <<'EOF'

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 64M --meta-size 32M --timeout 1200
+# vm-run: --disks 4 --disk-size 64M --meta-size 32M --timeout 1200 --rotational 1
 #
 # A member whose flushes fail (issue 19, defect 1).  Four members, each
 # an ewfault device (tests/ewfault) over a guest disk; member 1's empty

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 5 --disk-size 32M --meta-size 16M --timeout 600
+# vm-run: --disks 5 --disk-size 32M --meta-size 16M --timeout 600 --rotational 1
 #
 # A rebuild copy of a block whose write is in flight never becomes the
 # rebuilt member's current replica (the cause of host-crash-rebuild's

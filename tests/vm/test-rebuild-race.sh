@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 5 --disk-size 32M --meta-size 32M --mem 2048 --timeout 1200
+# vm-run: --disks 5 --disk-size 32M --meta-size 32M --mem 2048 --timeout 1200 --rotational 1
 #
 # A rebuild never copies a stale replica and never races a foreground
 # write (issue 17 item 6; the rule is in dm-eagerwrite-rebuild.c,

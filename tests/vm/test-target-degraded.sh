@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900
+# vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900 --rotational 1
 #
 # Degraded arrays, array ownership, a full volume (issue 19: defects 8,
 # 4, 5 and the suspected -ENOSPC at a low dilution), four members,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 9 --disk-size 48M --meta-size 32M --mem 2048 --timeout 2400
+# vm-run: --disks 9 --disk-size 48M --meta-size 32M --mem 2048 --timeout 2400 --rotational 1
 #
 # Member failures (issue 6).  Eight members, each a dm-linear device over
 # a guest disk so that "dmsetup reload + resume" swaps an error target
