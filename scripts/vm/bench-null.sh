@@ -8,10 +8,16 @@
 # the table.
 #
 # Arguments: MEMBERS RUNTIME_S REGION_MIB SEED JOBS CONFIGS...  (SEED:
-# fio's randseed, the same offsets for every configuration; JOBS: the fio
-# jobs, comma separated, of randread-qd1 randwrite-qd1 randread-qd32
-# randwrite-qd32, or "all")
-# Configurations: linear (dm-linear over member 0), dmraid (dm-raid
+# fio's randseed, the same offsets for every configuration; JOBS: comma
+# separated, of randread-qd1 randwrite-qd1 randread-qd32 randwrite-qd32
+# (fio, libaio, direct), dsync-qd1 (fio randwrite, O_DIRECT|O_DSYNC,
+# QD1), sameblock (ewprobe rate --same-block --method direct-fua: one
+# block rewritten and made durable, ops/s) and idle-fsync (20 fsyncs of
+# the idle device after the others, each dd if=/dev/null conv=fsync:
+# the device I/Os they cause on the members and the metadata device,
+# and their time with the process start included), or "all")
+# Configurations: raw (member 0 itself, no dm), linear (dm-linear over
+# member 0), dmraid (dm-raid
 # raid10, 2 copies near, 4 MiB metadata slices, nosync), raid10, ddm, ew1,
 # ew2, raid10s2, ddm2 (eagerwrite; ew1/ew2 = ew with sync 1/2; raid10 and
 # ddm are sync 1, raid10s2 and ddm2 sync 2), md (md raid10 with mdadm,
@@ -28,7 +34,8 @@ export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 n=${1:-8} runtime=${2:-10} region_mib=${3:-1024} seed=${4:-1} jobs=${5:-all}
 shift 5
-[ "$jobs" != all ] || jobs=randread-qd1,randwrite-qd1,randread-qd32,randwrite-qd32
+[ "$jobs" != all ] ||
+	jobs=randread-qd1,randwrite-qd1,randread-qd32,randwrite-qd32,dsync-qd1,sameblock,idle-fsync
 configs=${*:-linear dmraid raid10 ddm ew1}
 len=$((region_mib * 2048))		# sectors
 chan=${EW_CHANNEL:-/dev/null}
@@ -45,8 +52,15 @@ modprobe dm-mod 2>/dev/null
 modprobe dm-raid 2>/dev/null
 modprobe raid10 2>/dev/null
 gb=$(( (region_mib + 1023) / 1024 ))
-modprobe null_blk nr_devices="$n" memory_backed=1 gb="$gb" ||
+# One more null_blk device than members: the metadata device, so that
+# the target's commits (journal writes) cost what a member's write costs
+# and the durable jobs compare with a raw member on equal terms (the
+# harness's metadata disk is a loop device over tmpfs, several times
+# dearer per write).
+modprobe null_blk nr_devices=$((n + 1)) memory_backed=1 gb="$gb" ||
 	{ say "cannot load null_blk"; exit 1; }
+meta=/dev/nullb$n
+[ -b "$meta" ] || { say "no $meta"; exit 1; }
 members=()
 for i in $(seq 0 $((n - 1))); do
 	[ -b "/dev/nullb$i" ] || { say "no /dev/nullb$i"; exit 1; }
@@ -61,10 +75,10 @@ send "BENCH-INFO members=$n region_mib=$region_mib runtime=$runtime module=${EW_
 # head; the two never run at the same time).
 make_rmeta() {
 	local msz i
-	msz=$(blockdev --getsz "$EW_META")
+	msz=$(blockdev --getsz "$meta")
 	for i in $(seq 0 $((n - 1))); do
 		dmsetup create "rmeta$i" --table \
-			"0 8192 linear $EW_META $((msz - (i + 1) * 8192))" || return 1
+			"0 8192 linear $meta $((msz - (i + 1) * 8192))" || return 1
 		dd if=/dev/zero of="/dev/mapper/rmeta$i" bs=1M count=4 2>/dev/null
 	done
 }
@@ -77,23 +91,73 @@ make_table() {	# make_table CONFIG: the table line on stdout
 		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
 		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
 		echo "$t" ;;
-	raid10) ewctl table --layout raid10 --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
-	ddm) ewctl table --layout ddm --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
-	ew1) ewctl table --layout ew --sync 1 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
-	ew2) ewctl table --layout ew --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
-	raid10s2) ewctl table --layout raid10 --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
-	ddm2) ewctl table --layout ddm --sync 2 --len "${len}s" --metadata "$EW_META" "${members[@]}" ;;
+	raid10) ewctl table --layout raid10 --sync 1 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
+	ddm) ewctl table --layout ddm --sync 1 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
+	ew1) ewctl table --layout ew --sync 1 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
+	ew2) ewctl table --layout ew --sync 2 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
+	raid10s2) ewctl table --layout raid10 --sync 2 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
+	ddm2) ewctl table --layout ddm --sync 2 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
 	*) return 1 ;;
 	esac
 }
 
-# The jobs: random read or write at queue depth 1 or 32, one job each.
+# dev_ios: writes plus flushes completed so far on the members and the
+# metadata device (/sys/block/X/stat fields 5 and 16).
+dev_ios() {
+	local d t=0 st
+	for d in "${members[@]}" "$meta"; do
+		read -r -a st <"/sys/block/$(basename "$(readlink -f "$d")")/stat"
+		t=$((t + st[4] + ${st[15]:-0}))
+	done
+	echo "$t"
+}
+
+# idle_fsync CONFIG DEV: 20 fsyncs of DEV with nothing written since the
+# last one (the first of 21 is not counted: it may commit what the jobs
+# before left).  Prints the device I/Os per fsync and the time per fsync,
+# a process start included (compare with raw's and linear's).
+idle_fsync() {
+	local dev=$2 i ios0 ios1 t0 t1
+	dd if=/dev/null of="$dev" conv=fsync,notrunc 2>/dev/null || return 1
+	ios0=$(dev_ios) t0=${EPOCHREALTIME/./}
+	for i in $(seq 20); do
+		dd if=/dev/null of="$dev" conv=fsync,notrunc 2>/dev/null || return 1
+	done
+	t1=${EPOCHREALTIME/./} ios1=$(dev_ios)
+	jq -cn --argjson ios $((ios1 - ios0)) --argjson ns $(((t1 - t0) * 1000)) \
+		'{jobname: "idle-fsync", write: {iops: (20e9 / $ns),
+		  clat_ns: {mean: ($ns / 20), p99: null}, ios_per_op: ($ios / 20)}}'
+}
+
+# The jobs: random read or write at queue depth 1 or 32, one job each;
+# the durable writes; the idle fsync.
 run_jobs() {	# run_jobs CONFIG DEV
-	local cfg=$1 dev=$2 rw qd j
+	local cfg=$1 dev=$2 rw qd j sync
 	for j in ${jobs//,/ }; do
-		rw=${j%-qd*} qd=${j##*-qd}
+		case $j in
+		sameblock)
+			if ewprobe rate --same-block --method direct-fua \
+					--seconds "$runtime" --json --force "$dev" \
+					>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
+				send "BENCH $cfg $j $(jq -c '{jobname: "sameblock",
+					write: {iops: .ops_per_sec, clat_ns: {mean: (.latency_us.mean * 1000),
+					p99: (.latency_us.p99 * 1000)}}}' "$out/$cfg-$j.json")"
+			else
+				say "$cfg $j: ewprobe failed: $(head -c 300 "$out/$cfg-$j.err")"
+			fi
+			continue ;;
+		idle-fsync)
+			if idle_fsync "$cfg" "$dev" >"$out/$cfg-$j.json"; then
+				send "BENCH $cfg $j $(cat "$out/$cfg-$j.json")"
+			else
+				say "$cfg $j: fsync failed"
+			fi
+			continue ;;
+		dsync-qd1) rw=randwrite qd=1 sync=dsync ;;
+		*) rw=${j%-qd*} qd=${j##*-qd} sync=none ;;
+		esac
 		fio --name="$j" --filename="$dev" --size="${region_mib}M" \
-			--ioengine=libaio --direct=1 --bs=4k --rw="$rw" \
+			--ioengine=libaio --direct=1 --bs=4k --rw="$rw" --sync="$sync" \
 			--iodepth="$qd" --numjobs=1 --time_based --lat_percentiles=1 \
 			--runtime="$runtime" --ramp_time=1 --norandommap \
 			--randseed="$seed" --eta=never --output-format=json \
@@ -140,10 +204,14 @@ for cfg in $configs; do
 		mdadm --zero-superblock "${members[@]}" >/dev/null 2>&1
 		continue
 	fi
+	if [ "$cfg" = raw ]; then
+		run_jobs raw "${members[0]}"
+		continue
+	fi
 	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
 	case $cfg in
 	linear|dmraid) ;;
-	*) wipe_array "$EW_META" "${members[@]}" || say "$cfg: wipe failed" ;;
+	*) wipe_array "$meta" "${members[@]}" || say "$cfg: wipe failed" ;;
 	esac
 	if ! dmsetup create bench --table "$table" 2>"$out/create.err"; then
 		say "$cfg: create failed: $(cat "$out/create.err"; dmesg | tail -n 3)"
