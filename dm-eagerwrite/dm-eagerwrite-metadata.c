@@ -209,7 +209,11 @@ static int ew_md_read(struct ew_md *md, struct block_device *bdev, void *buf,
 /*
  * Empty REQ_PREFLUSH to the members in mask, in parallel.  Called with
  * io_mutex held: the regions are md's (64 of them on the stack came to
- * over 2 KiB of frame with KASAN).
+ * over 2 KiB of frame with KASAN).  A member whose queue has no volatile
+ * write cache is not asked: the block layer would complete the empty
+ * flush at once without reaching the device (submit_bio_noacct()), so
+ * asking costs a dm_io round trip and proves nothing (a stacked device
+ * reports the cache of what is under it).
  */
 static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
 {
@@ -227,7 +231,8 @@ static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
 	lockdep_assert_held(&md->io_mutex);
 	*failed = 0;
 	for (i = 0; i < md->nr; i++) {
-		if (!(mask & BIT_ULL(i)) || !md->data[i])
+		if (!(mask & BIT_ULL(i)) || !md->data[i] ||
+		    !bdev_write_cache(md->data[i]))
 			continue;
 		where[n].bdev = md->data[i];
 		where[n].sector = 0;
