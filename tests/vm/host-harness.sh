@@ -17,7 +17,8 @@
 #      sleep costs (almost) no more wall time;
 #   7. --rotational 1: the loop members' queues say rotational (the
 #      target's disk model is then used on them), the metadata disk's
-#      does not; without it they say 0.
+#      does not; without it they say 0.  The default --cpu has SSE4.2
+#      (crc32c-intel loads).
 # Plus argument errors (126) without booting.  Prints "ok - NAME" /
 # "not ok - NAME".
 set -u
@@ -87,6 +88,8 @@ for d in $EW_DISKS; do
 	echo "rot-member $(cat "/sys/block/${d#/dev/}/queue/rotational")"
 done
 echo "rot-meta $(cat "/sys/block/${EW_META#/dev/}/queue/rotational")"
+grep -q '^flags.* sse4_2' /proc/cpuinfo && echo "cpu-has-sse4_2"
+grep -q '^crc32c_intel ' /proc/modules && echo "crc32c-intel-loaded"
 EOF
 run rot1 --disks 2 --disk-size 16M --meta-size 4M --mem 1024 --quiet \
 	--rotational 1 -- "$work/rot.sh"
@@ -95,6 +98,8 @@ run rot1 --disks 2 --disk-size 16M --meta-size 4M --mem 1024 --quiet \
 result "--rotational 1: both loop members rotational, the metadata disk not" $? rot1
 grep -aq '(loop, rotational 1)' "$work/rot1.log"
 result "--rotational 1: the boot line says so" $?
+grep -aq '^cpu-has-sse4_2' "$work/rot1.log" && grep -aq '^crc32c-intel-loaded' "$work/rot1.log"
+result "the default CPU has SSE4.2 and the guest's crc32c runs in hardware (crc32c-intel)" $?
 run rot0 --disks 2 --disk-size 16M --meta-size 4M --mem 1024 --quiet -- "$work/rot.sh"
 [ "$rc" = 0 ] && [ "$(grep -ac '^rot-member 0' "$work/rot0.log")" = 2 ]
 result "without --rotational loop members stay non-rotational" $? rot0
