@@ -120,9 +120,10 @@ mibs_since() {	# mibs_since BG0 T0: MiB/s of replicas copied since then
 	awk -v n=$(($(status_field $DEV 12) - $1)) -v bs="$bs" -v a="$2" -v b="$(now_s)" \
 		'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }'
 }
-wait_idle() {	# the rebuild idle and all members A
+wait_idle() {	# the rebuild idle, all members A, nothing pending (field 8)
 	local t0=$SECONDS
-	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ]; do
+	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ] ||
+		[ "$(status_field $DEV 8)" != 0 ]; do
 		sleep 0.05
 		[ $((SECONDS - t0)) -gt 1800 ] && return 1
 	done
@@ -160,7 +161,7 @@ dmsetup create $DEV --table "$table" || { notok "create"; finish; }
 fio --name=fill --filename=/dev/mapper/$DEV --rw=write --bs=256k --size=${fill}M \
 	--direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
 sync
-wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's homes
+wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's home copies
 bs=$(dmsetup table $DEV | grep -o 'block_size [0-9]*' | cut -d' ' -f2); bs=${bs:-4096}
 
 # 3. degraded, before the rebuild
