@@ -292,6 +292,47 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	return true;
 }
 
+/*
+ * Counts a rebuild read of nr blocks from member disk at block first, gap
+ * of them read through, in the order reads are sent (struct ew_rb_stat).
+ * Takes a->lock.
+ */
+static void ew_rb_stat_read(struct ew_array *a, u32 disk, u64 first, u32 nr,
+			    u32 gap)
+{
+	struct ew_rb_stat *s = &a->m[disk].rbs;
+	u64 last = first + nr - 1;
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	if (!s->reads) {
+		s->lo = first;
+		s->hi = last;
+	} else if (first < s->next) {
+		s->back++;
+	} else {
+		s->skipped += first - s->next;
+	}
+	s->lo = min(s->lo, first);
+	s->hi = max(s->hi, last);
+	s->next = last + 1;
+	s->reads++;
+	s->read_blocks += nr;
+	s->gap_blocks += gap;
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/* Counts a rebuild write of nr blocks to member disk.  Takes a->lock. */
+static void ew_rb_stat_write(struct ew_array *a, u32 disk, u32 nr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&a->lock, flags);
+	a->m[disk].rbs.writes++;
+	a->m[disk].rbs.write_blocks += nr;
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
 static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 {
 	struct ew_rb_run *run = context;
@@ -394,9 +435,12 @@ static void ew_rb_write_work(struct work_struct *work)
 		.client = a->io,
 	};
 
-	if (atomic_read(&run->read_err))
+	if (atomic_read(&run->read_err)) {
 		ew_rb_done(1, 0, run);
-	else if (dm_io(&req, 1, &to, NULL, IOPRIO_DEFAULT))
+		return;
+	}
+	ew_rb_stat_write(a, run->dst_disk, run->n);
+	if (dm_io(&req, 1, &to, NULL, IOPRIO_DEFAULT))
 		ew_rb_done(0, 1, run);
 }
 
@@ -504,6 +548,8 @@ static void ew_rb_gather(struct ew_array *a, struct ew_rb_run *run)
 		}
 		run->rd[nrd].run = run;
 		run->rd[nrd].disk = disk;
+		ew_rb_stat_read(a, disk, first, k - start, (k - start) -
+				(j - i));
 		ew_rb_read(a, &run->rd[nrd++], first, k - start,
 			   &run->rpl[start]);
 		i = j;
@@ -528,6 +574,8 @@ static void ew_rb_submit(struct ew_array *a, struct list_head *batch)
 		to.bdev = a->m[run->dst_disk].bdev;
 		to.sector = ew_block_sector(a, run->dst);
 		to.count = from.count;
+		ew_rb_stat_read(a, run->src_disk, run->srcb[0], run->n, 0);
+		ew_rb_stat_write(a, run->dst_disk, run->n);
 		dm_kcopyd_copy(a->kc, &from, 1, &to, 0, ew_rb_done, run);
 	}
 }
@@ -659,6 +707,22 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
  * until it is written or discarded.
  */
 
+/* What the rebuild read from member i and wrote to it, if anything. */
+static void ew_rb_stat_log(struct ew_array *a, u32 i)
+{
+	struct ew_rb_stat *s = &a->m[i].rbs;
+
+	if (s->reads) {
+		DMINFO("member %u rebuild reads: %llu blocks (%llu gaps) in %llu requests",
+		       i, s->read_blocks, s->gap_blocks, s->reads);
+		DMINFO("member %u rebuild sweep: blocks %llu-%llu, %llu skipped, %llu out of order",
+		       i, s->lo, s->hi, s->skipped, s->back);
+	}
+	if (s->writes)
+		DMINFO("member %u rebuild writes: %llu blocks in %llu requests",
+		       i, s->write_blocks, s->writes);
+}
+
 /*
  * The scan is over and the rebuilt members' queues are empty.  Not while
  * blocks are lost: the superblock's rebuilding bit is what finds them
@@ -674,6 +738,8 @@ static bool ew_rebuild_finish(struct ew_array *a)
 		if (a->m[i].rebuilding &&
 		    (a->m[i].nr_delayed || a->m[i].copies))
 			return false;
+	for (i = 0; i < a->nr; i++)
+		ew_rb_stat_log(a, i);
 	for (i = 0; i < a->nr; i++) {
 		if (!a->m[i].rebuilding)
 			continue;
@@ -860,6 +926,7 @@ int ew_replace_member(struct ew_array *a, u32 i,
 {
 	unsigned long flags;
 	u64 lost, failed, rebuilding;
+	u32 r;
 	int ret;
 
 	lost = ew_member_stale_all(a, i);
@@ -882,6 +949,8 @@ int ew_replace_member(struct ew_array *a, u32 i,
 	a->m[i].owed = 0;
 	a->m[i].rebuilding = true;
 	a->m[i].rb_alloc = 0;
+	for (r = 0; r < a->nr; r++)
+		memset(&a->m[r].rbs, 0, sizeof(a->m[r].rbs));
 	a->resync_next = 0;
 	a->rb_active = true;
 	spin_unlock_irqrestore(&a->lock, flags);

@@ -256,6 +256,20 @@ struct ew_cell {
 	u64 lblock;
 };
 
+/*
+ * What a rebuild read from a member and wrote to it, since the last
+ * replacement (ew_replace_member, or a rebuild resumed after a load):
+ * requests, blocks (with the gap blocks read through), the lowest and
+ * highest block read (the span swept), the blocks jumped over between
+ * one read and the next sent, and the reads sent behind the previous
+ * one's end (out of physical order).  Logged when the rebuild ends.
+ */
+struct ew_rb_stat {
+	u64 reads, read_blocks, gap_blocks, skipped, back;
+	u64 lo, hi, next;
+	u64 writes, write_blocks;
+};
+
 struct ew_member {
 	struct block_device *bdev;
 	struct ew_disk model;
@@ -275,6 +289,7 @@ struct ew_member {
 	bool rebuilding;		/* replaced: its replicas are rebuilt */
 	u64 rb_alloc;			/* rebuild: next free block to try */
 	u32 rb_runs;			/* runs formed or in flight from or to it */
+	struct ew_rb_stat rbs;		/* the rebuild's I/O on it, a->lock */
 	u64 fg_done_ns;			/* its last foreground completion */
 	struct ew_probe probe;
 };

@@ -35,19 +35,32 @@
 #    with no foreground I/O: the idle rebuild's MiB/s (replicas copied,
 #    status field 12, times the block size, over the time from the kernel
 #    log's "replaced by" line to its "rebuilt" line) and its ratio to the
-#    spare's sequential write rate.
+#    spare's sequential write rate; then what it read and wrote, from the
+#    kernel log's "rebuild reads/sweep/writes" lines (Documentation/
+#    eagerwrite.rst, Rebuild): per source member the blocks read, gap
+#    blocks, requests, the span swept, the live density over it and the
+#    time to read that span at the spare's rate; and the time to write
+#    the whole member region (status field 6) at the spare's rate, and
+#    its ratio to the rebuild's time (1.0: a member rebuilt in the time
+#    its region takes to write sequentially).
 # 6. Member 3 fails and member 1's first device (dm-linear again, its
 #    first MiB zeroed) replaces it at rebuild_rate 0: the same two jobs
 #    during that unthrottled rebuild, and its MiB/s while they ran.  The
 #    first spare's sequential write rate stands for that device's (the
 #    same kind of device).
 #
-# RESULT lines: seqwrite_mibs SP1 SP2; before_read, before_write,
+# On null_blk, before the array: a bare copy of 48 MiB from member 0's
+# device to the second spare (dd, 512 KiB, direct), the CPU cost of a
+# copy to set the rebuild's against ("copy_mibs").
+#
+# RESULT lines: seqwrite_mibs SP1 SP2; copy_mibs MIBS (null); before_read, before_write,
 # during_read, during_write (at LAT_RATE), during0_read, during0_write
 # (at rate 0): "MEAN_US P99_US IOPS STATE" (STATE: the rebuild's state
 # after the job, "running" when it ran inside the rebuild);
 # during_rebuild_mibs and during0_rebuild_mibs: "MIBS"; idle_rebuild_mibs
-# "MIBS RATIO".
+# "MIBS RATIO"; io_read "member M blocks B gaps G requests Q span S
+# skipped K back O density D sweep_s T", io_write "member M blocks B
+# requests Q", idle_rebuild_region "REGION_BLOCKS SECONDS RATIO".
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -111,9 +124,10 @@ mibs_since() {	# mibs_since BG0 T0: MiB/s of replicas copied since then
 	awk -v n=$(($(status_field $DEV 12) - $1)) -v bs="$bs" -v a="$2" -v b="$(now_s)" \
 		'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }'
 }
-wait_idle() {	# the rebuild idle and all members A
+wait_idle() {	# the rebuild idle, all members A, nothing pending (field 8)
 	local t0=$SECONDS
-	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ]; do
+	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ] ||
+		[ "$(status_field $DEV 8)" != 0 ]; do
 		sleep 0.05
 		[ $((SECONDS - t0)) -gt 1800 ] && return 1
 	done
@@ -138,6 +152,17 @@ klog_time() {
 # 1. the spares' sequential write rate, then their first MiB zeroed
 sp1=$(seqw /dev/mapper/ewsp1)
 sp2=$(seqw /dev/mapper/ewsp2)
+# on null_blk, where the rebuild's rate is its CPU cost: a bare copy of
+# the same size from a member to the second spare (dd, 512 KiB, direct:
+# every byte copied twice by null_blk, as in a rebuild), guest clock
+if [ "$kind" = null ]; then
+	t0=$(now_s)
+	dd if=/dev/mapper/ewm0 of=/dev/mapper/ewsp2 bs=512k count=96 skip=2 seek=2 \
+		iflag=direct oflag=direct status=none
+	cp2=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", 48 / (b - a) }')
+	note "a bare copy, member to spare (dd 512k direct, 48 MiB): $cp2 MiB/s"
+	result copy_mibs "$cp2"
+fi
 for s in ewsp1 ewsp2; do
 	dd if=/dev/zero of=/dev/mapper/$s bs=1M count=1 oflag=direct status=none
 done
@@ -151,7 +176,7 @@ dmsetup create $DEV --table "$table" || { notok "create"; finish; }
 fio --name=fill --filename=/dev/mapper/$DEV --rw=write --bs=256k --size=${fill}M \
 	--direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
 sync
-wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's homes
+wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's home copies
 bs=$(dmsetup table $DEV | grep -o 'block_size [0-9]*' | cut -d' ' -f2); bs=${bs:-4096}
 
 # 3. degraded, before the rebuild
@@ -194,6 +219,31 @@ mibs=$(awk -v n=$n -v bs="$bs" -v a="$ts" -v b="$te" 'BEGIN { printf "%.1f", n *
 ratio=$(awk -v r="$mibs" -v s="$sp2" 'BEGIN { printf "%.2f", r / s }')
 note "idle rebuild at rebuild_rate 0: $n replicas ($((n * bs / 1048576)) MiB) in $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.3f", b - a }') s: $mibs MiB/s, ${ratio} of the spare's sequential write rate ($sp2 MiB/s)"
 result idle_rebuild_mibs "$mibs" "$ratio"
+[ -n "${cp2:-}" ] && note "idle rebuild against the bare copy: $(awk -v r="$mibs" -v c="$cp2" 'BEGIN { printf "%.2f", r / c }')"
+# what it read and wrote (the kernel log's "rebuild reads/writes" lines
+# after the replacement): per source member the blocks read with the gap
+# blocks, the span swept and the live density over it, and the time to
+# sweep that span at the spare's rate; then the rebuild's time against the
+# time to write the whole member region (status field 6) at that rate
+region=$(status_field $DEV 6)
+dmesg | sed -n '/member 2 replaced by/,$p' | grep -a 'rebuild \(reads\|sweep\|writes\):' |
+	sed 's/^.*eagerwrite: //; s/[(),:]//g' > /tmp/rbio.txt
+# "member M rebuild reads B blocks G gaps in Q requests", "member M rebuild
+# sweep blocks LO-HI K skipped O out of order", "member M rebuild writes B
+# blocks in Q requests"
+awk -v bs="$bs" -v s="$sp2" '
+	$4 == "reads" { b[$2] = $5; g[$2] = $7; q[$2] = $10 }
+	$4 == "sweep" { split($6, x, "-"); sp = x[2] - x[1] + 1
+		printf "io_read member %s blocks %d gaps %d requests %d span %d skipped %d back %d density %.2f sweep_s %.3f\n",
+			$2, b[$2], g[$2], q[$2], sp, $7, $9, (b[$2] - g[$2]) / sp, sp * bs / 1048576 / s }
+	$4 == "writes" { printf "io_write member %s blocks %d requests %d\n", $2, $5, $8 }' \
+	/tmp/rbio.txt | while read -r line; do result "$line"; done
+note "idle rebuild's I/O (density: blocks copied from the member over the span read; sweep_s: that span at the spare's rate): $(tr '\n' ';' < /tmp/rbio.txt)"
+whole=$(awk -v r="$region" -v bs="$bs" -v s="$sp2" -v a="$ts" -v b="$te" \
+	'BEGIN { w = r * bs / 1048576 / s; printf "%.3f %.2f", w, w / (b - a) }')
+note "idle rebuild: the whole member region ($region blocks) written sequentially at the spare's rate takes ${whole% *} s: ${whole#* } of the rebuild's time"
+# shellcheck disable=SC2086
+result idle_rebuild_region "$region" $whole
 
 # 6. during an unthrottled rebuild
 fail 3

@@ -11,6 +11,8 @@
 # spare (writes <= replicas copied / 16, label and all).  Then member 3
 # (member 1's partner) goes: every block reads back from the rebuilt
 # member alone.  Before the fix: 1 write a replica copied (not ok).
+# The kernel log's rebuild reads/writes lines must match the sectors the
+# members read and the replicas copied.
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -24,10 +26,14 @@ D=($EW_DISKS)
 SZ=$(blockdev --getsz "${D[0]}")
 
 load_target || { notok "module loaded"; finish; }
-# writes_of NAME: write requests completed by dm device NAME (its stat)
-writes_of() {
-	awk '{ print $5 }' "/sys/dev/block/$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ')/stat"
+# stat_of NAME N: field N of dm device NAME's /sys stat (3: sectors read,
+# 5: writes completed)
+stat_of() {
+	awk -v n="$2" '{ print $n }' "/sys/dev/block/$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ')/stat"
 }
+writes_of() { stat_of "$1" 5; }
+# sectors_read: sectors read from the members left, ewm0, ewm2 and ewm3
+sectors_read() { echo $(($(stat_of ewm0 3) + $(stat_of ewm2 3) + $(stat_of ewm3 3))); }
 
 dmsetup remove_all 2>/dev/null
 wipe_array "$EW_META" "${D[@]}"
@@ -49,7 +55,8 @@ check "rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
 
 spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
 bg0=$(status_field $DEV 12)
-w0=$(writes_of ewsp)
+w0=$(writes_of ewsp) r0=$(sectors_read)
+klog_mark
 check "the spare's write count read ($w0)" test -n "$w0"
 check "the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
 check "the rebuild completes" rebuilt_drained $DEV 120
@@ -58,6 +65,18 @@ w=$(($(writes_of ewsp) - w0))
 note "rebuild: $n replicas copied ($((n * 4)) KiB) in $w write requests to the spare"
 check "the rebuild copied member 1's replicas (>= 1024: $n)" test "$n" -ge 1024
 check "at least 64 KiB a write to the spare ($w writes for $n replicas)" test $((w * 16)) -le "$n"
+# the kernel log's account of the rebuild's I/O against the members'
+# own: every block it says it read (gaps read through too) the members
+# read, the blocks it read besides the gaps and wrote are the replicas
+io=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'rebuild \(reads\|writes\):' | sed 's/^.*eagerwrite: //')
+note "$io"
+rb=$(awk '$4 == "reads:" { n += $5 } END { print n + 0 }' <<<"$io")
+rg=$(awk '$4 == "reads:" { g += substr($7, 2) } END { print g + 0 }' <<<"$io")
+wb=$(awk '$4 == "writes:" && $2 == 1 { print $5 }' <<<"$io")
+r=$(($(sectors_read) - r0))
+check "the log's blocks read ($rb) are what the members read ($r sectors)" test $((rb * 8)) -eq "$r"
+check "... its gap blocks ($rg) besides, the replicas copied ($n)" test $((rb - rg)) -eq "$n"
+check "... and member 1 got them, written ($wb)" test "${wb:-0}" -eq "$n"
 check "data reads back with every member" \
 	test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
 check "remove again" dmsetup remove $DEV
