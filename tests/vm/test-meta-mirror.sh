@@ -32,6 +32,7 @@ MSZ=$(blockdev --getsz "$M")
 M2=/dev/mapper/ewmm2
 mirror_linear() { dmsetup create ewmm2 --table "0 $MSZ linear ${D[6]} 0"; }
 mirror_linear || { notok "mirror device"; finish; }
+# shellcheck disable=SC2034 # read by target-lib's gen_write, gen_verify
 GEN_BLOCKS=512
 
 # status INFO fields 32 and 33: the copies' states, blocks read elsewhere
@@ -76,6 +77,7 @@ repaired() {	# repaired COPY FROM: the kernel said which copy it repaired
 	return 1
 }
 no_repair() { ! klog_has "repaired"; }
+unchanged() { [ "$(sums)" = "$before" ]; }
 sums() {	# the first 8 MiB of both copies
 	dd if="$M" bs=1M count=8 iflag=direct status=none | sha256sum
 	dd if="$M2" bs=1M count=8 iflag=direct status=none | sha256sum
@@ -84,13 +86,24 @@ corrupt_sb() {	# corrupt_sb DEV: random bytes over both superblock slots
 	dd if=/dev/urandom of="$1" bs=4096 count=2 conv=notrunc,fsync \
 		status=none
 }
+event_raised() { [ "$(event_nr)" -gt "$ev0" ]; }
 event_nr() { dmsetup info "$DEV" | awk '/Event number/ { print $3 }'; }
+ewctl_check() {	# ewctl_check RC STRING: ewctl check of both copies
+	local out rc
+	out=$(ewctl check --quiet --metadata-mirror "$M2" "$M" "${A[@]}")
+	rc=$?
+	[ "$rc" = "$1" ] && grep -qF -- "$2" <<<"$out" && return 0
+	note "ewctl check: rc $rc (want $1), want \"$2\""
+	printf '%s\n' "$out" | tail -n 3 | sed 's/^/#   /'
+	return 1
+}
 
 for layout in ew raid10; do
 	wipe_array "$M" "${A[@]}"
 	wipe_array "$M2"
 	T1=$(ewctl table --layout $layout --metadata "$M" "${A[@]}")
-	T2="${T1% 0} 2 metadata_mirror $M2"
+	T2=$(ewctl table --layout $layout --metadata "$M" \
+		--metadata-mirror "$M2" "${A[@]}")
 	note "$layout table: $T2"
 	klog_mark
 	check "$layout: create with a metadata mirror" \
@@ -104,9 +117,13 @@ for layout in ew raid10; do
 	TOT=$(ewctl dump "$M" | awk '/^metadata size/ { print $3 }')
 	note "metadata size: $TOT blocks"
 	check "$layout: the copies are the same" same_copies
+	check "$layout: ewctl check: copies in sync" ewctl_check 0 \
+		"copies: in sync"
 
 	# copy 1 blank (a replaced SSD): repaired from copy 0
 	dd if=/dev/zero of="$M2" bs=1M count=8 conv=fsync status=none
+	check "$layout: copy 1 blank: ewctl check names it" ewctl_check 3 \
+		"copy 1 ($M2): stale: blank"
 	klog_mark
 	check "$layout: copy 1 blank: create" dmsetup create $DEV --table "$T2"
 	check "$layout: copy 1 blank: repaired, said" repaired 1 0
@@ -117,6 +134,8 @@ for layout in ew raid10; do
 
 	# copy 0 corrupt (both superblock slots): repaired from copy 1
 	corrupt_sb "$M"
+	check "$layout: copy 0 corrupt: ewctl check names it" ewctl_check 3 \
+		"copy 0 ($M): stale: no valid superblock"
 	klog_mark
 	check "$layout: copy 0 corrupt: create" dmsetup create $DEV --table "$T2"
 	check "$layout: copy 0 corrupt: repaired, said" repaired 0 1
@@ -162,18 +181,19 @@ for layout in ew raid10; do
 	# both copies corrupt: refused, nothing written
 	corrupt_sb "$M"
 	corrupt_sb "$M2"
+	check "$layout: both copies corrupt: ewctl check says so" ewctl_check 1 \
+		"copies: no valid copy"
 	before=$(sums)
 	check "$layout: both copies corrupt: refused" refused \
 		"No valid metadata copy" "$T2"
-	check "$layout: both copies corrupt: neither written" \
-		eval '[ "$(sums)" = "$before" ]'
+	check "$layout: both copies corrupt: neither written" unchanged
 done
 
 # --- copy 1 fails at run time
 wipe_array "$M" "${A[@]}"
 wipe_array "$M2"
 T1=$(ewctl table --layout ew --metadata "$M" "${A[@]}")
-T2="${T1% 0} 2 metadata_mirror $M2"
+T2=$(ewctl table --layout ew --metadata "$M" --metadata-mirror "$M2" "${A[@]}")
 check "runtime: create" dmsetup create $DEV --table "$T2"
 check "runtime: writes" gen_write $DEV 200 4
 ev0=$(event_nr)
@@ -184,16 +204,19 @@ check "runtime: writes go on after copy 1 fails" gen_write $DEV 300 5
 check "runtime: status says copy 1 stale (AD)" copies_are AD
 check "runtime: metadata mode still ok" eval '[ "$(status_field $DEV 16)" = ok ]'
 check "runtime: the kernel said so" klog_has "metadata copy 1 (dm-"
-check "runtime: a dm event" eval '[ "$(event_nr)" -gt "$ev0" ]'
+check "runtime: a dm event" event_raised
 check "runtime: ewctl status shows it" \
 	eval 'ewctl status $DEV | grep -q "Metadata copies: AD (2 copies, 1 stale)"'
 check "runtime: remove" dmsetup remove $DEV
+# the old device back (its metadata stale, and said so on copy 0)
+dmsetup suspend ewmm2 && dmsetup load ewmm2 \
+	--table "0 $MSZ linear ${D[6]} 0" && dmsetup resume ewmm2
+check "runtime: ewctl check: copy 1 marked stale" ewctl_check 3 \
+	"copy 1 ($M2): stale: marked stale by the other copy"
 check "runtime: the survivor alone: create" dmsetup create $DEV --table "$T1"
 check "runtime: the survivor alone: no fsync'd write lost" gen_verify $DEV
 check "runtime: the survivor alone: remove" dmsetup remove $DEV
-# the old device back (its metadata stale): repaired from the survivor
-dmsetup suspend ewmm2 && dmsetup load ewmm2 \
-	--table "0 $MSZ linear ${D[6]} 0" && dmsetup resume ewmm2
+# with the old copy 1 again: repaired from the survivor
 klog_mark
 check "runtime: stale copy back: create" dmsetup create $DEV --table "$T2"
 check "runtime: stale copy back: repaired, said" repaired 1 0
