@@ -49,6 +49,18 @@
  * metadata is written after it, records are dropped, the target fails
  * writes and flushes with EIO and goes on serving reads.
  *
+ * Metadata copies (the table's metadata_mirror; on-disk-format.rst,
+ * "Metadata copies").  The metadata image is kept on nmdev devices, every
+ * write going to each live copy in one dm_io request (a write is done
+ * when every live copy has it).  When some copies fail a write and others
+ * do not, the failed ones are dropped from mlive and, before the write
+ * returns (so before anything is acknowledged on it), the survivors get a
+ * new superblock generation naming them stale (ew_md_mlost()); from then
+ * on only the survivors are written.  A write that fails on every live
+ * copy latches the failure as above.  Reads come from msrc; an I/O error
+ * there, or at load a block that does not check, is read from another
+ * live copy and written back over the bad one.
+ *
  * Locking.  *lock (the array's spinlock) guards the journal buffers, the
  * seqs, the reservations, the dirty-member set and the counters.
  * io_mutex serialises the process-context calls (commit worker,
@@ -84,7 +96,11 @@
 struct ew_md {
 	/* set at open */
 	struct dm_io_client *io;
-	struct block_device *meta;
+	struct block_device *mdev[EW_META_MAX_COPIES];	/* the copies */
+	u32 nmdev;
+	bool opening;			/* in ew_md_open: a copy error refuses */
+	void (*event)(void *ctx);
+	void *event_ctx;
 	struct block_device *data[EW_MAX_DISKS];
 	u32 nr;
 	struct ew_geom g;
@@ -102,6 +118,17 @@ struct ew_md {
 	u32 flush_idx[EW_MAX_DISKS];
 	bool map_changed;		/* not journalled: checkpoint it */
 	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
+	void *sbbuf;			/* a superblock being written */
+	void *altbuf;			/* a journal slot of another copy */
+	/*
+	 * Metadata copies: bit c of mlive, copy c is written (and read);
+	 * msrc, the copy reads come from; mrepairs, blocks read from
+	 * another copy.  Written with io_mutex and *lock held, read under
+	 * either.
+	 */
+	u32 mlive;
+	u32 msrc;
+	u64 mrepairs;
 
 	/* under *lock */
 	void *jblk[EW_MD_JBUFS];
@@ -207,6 +234,130 @@ static int ew_md_read(struct ew_md *md, struct block_device *bdev, void *buf,
 }
 
 /*
+ * One dm_io request of buf to the metadata copies in mask (nblocks 0: an
+ * empty flush).  Bit c of *bad: copy c failed it.
+ */
+static void ew_md_mio(struct ew_md *md, u32 mask, blk_opf_t opf, void *buf,
+		      u64 blocknr, u32 nblocks, u32 *bad)
+{
+	struct dm_io_region where[EW_META_MAX_COPIES];
+	struct dm_io_request req = {
+		.bi_opf = opf,
+		.client = md->io,
+	};
+	u32 idx[EW_META_MAX_COPIES], n = 0, c;
+	unsigned long err = 0;
+	int ret;
+
+	for (c = 0; c < md->nmdev; c++) {
+		if (!(mask & BIT(c)))
+			continue;
+		where[n].bdev = md->mdev[c];
+		where[n].sector = blocknr * EW_META_BLOCK_SECTORS;
+		where[n].count = (sector_t)nblocks * EW_META_BLOCK_SECTORS;
+		idx[n++] = c;
+	}
+	*bad = 0;
+	if (!n)
+		return;
+	if (buf && is_vmalloc_addr(buf)) {
+		req.mem.type = DM_IO_VMA;
+		req.mem.ptr.vma = buf;
+	} else {
+		req.mem.type = DM_IO_KMEM;
+		req.mem.ptr.addr = buf;
+	}
+	ret = dm_io(&req, n, where, &err, IOPRIO_DEFAULT);
+	for (c = 0; c < n; c++)
+		if (err & BIT(c))
+			*bad |= BIT(idx[c]);
+	if (ret && !*bad)
+		*bad = mask;
+}
+
+/* Copies no longer written: said, and the target told (process context). */
+static void ew_md_mdrop(struct ew_md *md, u32 bad, const char *why)
+{
+	u32 c;
+
+	bad &= md->mlive;
+	for (c = 0; c < md->nmdev; c++)
+		if (bad & BIT(c))
+			DMERR("metadata copy %u (%pg): %s: no longer written, marked stale",
+			      c, md->mdev[c], why);
+	spin_lock_irq(md->lock);
+	md->mlive &= ~bad;
+	if (md->mlive && !(md->mlive & BIT(md->msrc)))
+		md->msrc = __ffs(md->mlive);
+	spin_unlock_irq(md->lock);
+	if (md->event)
+		md->event(md->event_ctx);
+}
+
+static int ew_md_write_sb(struct ew_md *md, struct ew_meta_sb *sb);
+
+/*
+ * A write failed on the copies in bad and reached the others: the
+ * survivors' superblock says so (a new generation) before the write
+ * counts as done.
+ */
+static int ew_md_mlost(struct ew_md *md, u32 bad, const char *why)
+{
+	struct ew_meta_sb nsb = md->sb;
+	int ret;
+
+	ew_md_mdrop(md, bad, why);
+	ew_meta_sb_set_flags(&nsb, nsb.flags);
+	ret = ew_md_write_sb(md, &nsb);
+	if (!ret)
+		md->sb = nsb;
+	return ret;
+}
+
+/* A metadata write to every live copy; see "Metadata copies" above. */
+static int ew_md_mwrite(struct ew_md *md, blk_opf_t opf, void *buf,
+			u64 blocknr, u32 nblocks)
+{
+	u32 bad;
+
+	ew_md_mio(md, md->mlive, opf, buf, blocknr, nblocks, &bad);
+	if (!bad)
+		return 0;
+	if (bad == md->mlive || md->opening)
+		return -EIO;
+	return ew_md_mlost(md, bad, nblocks ? "write failed" : "flush failed");
+}
+
+/*
+ * A metadata read from msrc; on an I/O error, from another live copy
+ * (counted; the bad copy is left to the write that next covers it or to
+ * the resync of the next load).
+ */
+static int ew_md_mread(struct ew_md *md, void *buf, u64 blocknr, u32 nblocks)
+{
+	u32 c;
+	int ret, ret2;
+
+	ret = ew_md_read(md, md->mdev[md->msrc], buf, blocknr, nblocks);
+	if (!ret)
+		return 0;
+	for (c = 0; c < md->nmdev; c++) {
+		if (c == md->msrc || !(md->mlive & BIT(c)))
+			continue;
+		ret2 = ew_md_read(md, md->mdev[c], buf, blocknr, nblocks);
+		if (ret2)
+			continue;
+		DMWARN_LIMIT("metadata copy %u: read error (%d) at block %llu: used copy %u",
+			     md->msrc, ret, blocknr, c);
+		spin_lock_irq(md->lock);
+		md->mrepairs += nblocks;
+		spin_unlock_irq(md->lock);
+		return 0;
+	}
+	return ret;
+}
+
+/*
  * Empty REQ_PREFLUSH to the members in mask, in parallel.  Called with
  * io_mutex held: the regions are md's (64 of them on the stack came to
  * over 2 KiB of frame with KASAN).  A member whose queue has no volatile
@@ -250,16 +401,8 @@ static int ew_md_flush_members(struct ew_md *md, u64 mask, u64 *failed)
 
 static int ew_md_flush_meta(struct ew_md *md)
 {
-	struct dm_io_region where = { .bdev = md->meta };
-	struct dm_io_request req = {
-		.bi_opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
-		.mem.type = DM_IO_KMEM,
-		.client = md->io,
-	};
-	unsigned long err = 0;
-	int ret = dm_io(&req, 1, &where, &err, IOPRIO_DEFAULT);
-
-	return ret ? ret : err ? -EIO : 0;
+	return ew_md_mwrite(md, REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC, NULL,
+			    0, 0);
 }
 
 /* The latch: from here on nothing is written to the metadata device. */
@@ -282,16 +425,42 @@ bool ew_md_failed(struct ew_md *md)
 	return READ_ONCE(md->failed);
 }
 
-static int ew_md_write_sb(struct ew_md *md, const struct ew_meta_sb *sb)
+/*
+ * The superblock sb to every live copy, each saying which copy it is and
+ * which copies are stale (one copy: the zeros of an array without copies).
+ * A copy that fails it is dropped and the survivors get the next
+ * generation saying so: sb is then that generation.
+ */
+static int ew_md_write_sb(struct ew_md *md, struct ew_meta_sb *sb)
 {
-	u64 bn = ew_meta_sb_encode(sb, md->iobuf);
-	int ret;
+	u32 c, bad;
+	u64 bn;
 
-	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA |
-		       REQ_SYNC, md->iobuf, bn, 1);
-	if (ret)
-		ew_md_fail(md, "superblock write", ret);
-	return ret;
+	for (;;) {
+		bad = 0;
+		sb->meta_copies = md->nmdev > 1 ? md->nmdev : 0;
+		sb->meta_stale = md->nmdev > 1 ?
+			~md->mlive & (BIT(md->nmdev) - 1) : 0;
+		for (c = 0; c < md->nmdev; c++) {
+			if (!(md->mlive & BIT(c)))
+				continue;
+			sb->meta_copy = c;
+			bn = ew_meta_sb_encode(sb, md->sbbuf);
+			if (ew_md_rw(md, md->mdev[c], REQ_OP_WRITE |
+				     REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
+				     md->sbbuf, bn, 1))
+				bad |= BIT(c);
+		}
+		sb->meta_copy = 0;
+		if (!bad)
+			return 0;
+		if (bad == md->mlive || md->opening) {
+			ew_md_fail(md, "superblock write", -EIO);
+			return -EIO;
+		}
+		ew_md_mdrop(md, bad, "superblock write failed");
+		ew_meta_sb_set_flags(sb, sb->flags);
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -687,9 +856,8 @@ int ew_md_copy_read(struct ew_md *md, u32 slot, void *buf)
 	int ret;
 
 	mutex_lock(&md->io_mutex);
-	ret = ew_md_read(md, md->meta, md->iobuf,
-			 ew_meta_copy_blocknr(&md->sb, slot),
-			 md->sb.copy_slot_blocks);
+	ret = ew_md_mread(md, md->iobuf, ew_meta_copy_blocknr(&md->sb, slot),
+			  md->sb.copy_slot_blocks);
 	if (!ret) {
 		ret = ew_meta_copy_check(&md->sb, slot, c->lblock, c->seq,
 					 md->iobuf, data, &why);
@@ -701,6 +869,14 @@ int ew_md_copy_read(struct ew_md *md, u32 slot, void *buf)
 	}
 	mutex_unlock(&md->io_mutex);
 	return ret;
+}
+
+void ew_md_mcopies(struct ew_md *md, u32 *n, u32 *live, u64 *repairs)
+{
+	lockdep_assert_held(md->lock);
+	*n = md->nmdev;
+	*live = md->mlive;
+	*repairs = md->mrepairs;
 }
 
 void ew_md_copy_stats(struct ew_md *md, u32 *used, u32 *total)
@@ -798,8 +974,8 @@ static int ew_md_copy_write(struct ew_md *md, u32 n)
 			c->page_owned = false;
 		}
 		spin_unlock_irq(md->lock);
-		ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_SYNC, md->iobuf,
-			       blocknr, md->jsb.copy_slot_blocks);
+		ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_SYNC, md->iobuf,
+				   blocknr, md->jsb.copy_slot_blocks);
 		if (ret) {
 			ew_md_fail(md, "copy slot write", ret);
 			return ret;
@@ -913,7 +1089,7 @@ static int __ew_md_commit(struct ew_md *md)
 				ew_md_fail(md, "journal (ring full)", -ENOSPC);
 				return -EIO;
 			}
-			ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_PREFLUSH |
+			ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_PREFLUSH |
 				       REQ_FUA | REQ_SYNC,
 				       md->jblk[s % EW_MD_JBUFS],
 				       ew_meta_journal_blocknr(&md->jsb, s),
@@ -1030,8 +1206,8 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
 					    md->iobuf + i * EW_META_BLOCK_SIZE);
 			spin_unlock_irq(md->lock);
 		}
-		ret = ew_md_rw(md, md->meta, REQ_OP_WRITE, md->iobuf,
-			       md->sb.ckpt_start[area] + idx, n);
+		ret = ew_md_mwrite(md, REQ_OP_WRITE, md->iobuf,
+				   md->sb.ckpt_start[area] + idx, n);
 		if (ret) {
 			ew_md_fail(md, "checkpoint write", ret);
 			return ret;
@@ -1140,6 +1316,9 @@ static const char *const ew_md_errors[] = {
 	"Cannot allocate the metadata buffers",
 	"Cannot create an array with a missing data device",
 	"Every replica of some blocks is on a missing, failed or unreadable data device",
+	"No valid metadata copy: every copy is unreadable or corrupt",
+	"Metadata copies belong to different arrays",
+	"Cannot resynchronise a metadata copy",
 };
 
 #define E_MD_READ	ew_md_errors[0]
@@ -1149,6 +1328,169 @@ static const char *const ew_md_errors[] = {
 #define E_MD_NOMEM	ew_md_errors[4]
 #define E_MD_MISSING	ew_md_errors[5]
 #define E_MD_TOO_FEW	ew_md_errors[6]
+#define E_MD_NOCOPY	ew_md_errors[7]
+#define E_MD_MUUID	ew_md_errors[8]
+#define E_MD_MRESYNC	ew_md_errors[9]
+
+/* What one metadata copy's superblock slots said at open. */
+struct ew_md_mscan {
+	int st;		/* 0 valid, -ENODATA zeros, -EIO unreadable, invalid */
+	const char *why;
+	u64 gen;
+	u32 stale;	/* its meta_stale */
+	u32 copy;	/* its meta_copy */
+	u8 uuid[EW_META_UUID_SIZE];
+};
+
+/*
+ * Reads every copy's superblock slots; *best: the valid copy with the
+ * newest generation (the first of equals), or -1.  md->sb is scratch.
+ */
+static void ew_md_mscan(struct ew_md *md, struct ew_md_mscan *ms, int *best)
+{
+	u32 c, slot;
+
+	*best = -1;
+	for (c = 0; c < md->nmdev; c++) {
+		memset(&ms[c], 0, sizeof(ms[c]));
+		ms[c].st = ew_md_read(md, md->mdev[c], md->iobuf, 0, 2);
+		if (ms[c].st) {
+			DMERR("metadata copy %u (%pg): superblock unreadable (%d)",
+			      c, md->mdev[c], ms[c].st);
+			ms[c].st = -EIO;
+			ms[c].why = "unreadable";
+			continue;
+		}
+		ms[c].st = ew_meta_sb_pick(md->iobuf, md->iobuf +
+					   EW_META_BLOCK_SIZE, &md->sb, &slot,
+					   &ms[c].why);
+		if (ms[c].st == -ENODATA)
+			ms[c].why = "blank (a new or replaced device)";
+		if (ms[c].st)
+			continue;
+		ms[c].gen = md->sb.generation;
+		ms[c].stale = md->sb.meta_stale;
+		ms[c].copy = md->sb.meta_copy;
+		memcpy(ms[c].uuid, md->sb.uuid, EW_META_UUID_SIZE);
+		if (*best < 0 || ms[c].gen > ms[*best].gen)
+			*best = c;
+	}
+}
+
+/* Blocks from .. to - 1 of the source to the copies in mask, flushed. */
+static int ew_md_mcopy(struct ew_md *md, u32 mask, u64 from, u64 to)
+{
+	u64 bn, n;
+	u32 bad;
+	int ret;
+
+	for (bn = from; bn < to; bn += n) {
+		n = min_t(u64, EW_MD_IOBLOCKS, to - bn);
+		ret = ew_md_mread(md, md->iobuf, bn, n);
+		if (ret)
+			return ret;
+		ew_md_mio(md, mask, REQ_OP_WRITE, md->iobuf, bn, n, &bad);
+		if (bad)
+			return -EIO;
+		cond_resched();
+	}
+	ew_md_mio(md, mask, REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC, NULL, 0, 0,
+		  &bad);
+	return bad ? -EIO : 0;
+}
+
+/*
+ * The copies in mask get the source's whole metadata area (the layout's
+ * total_blocks): the superblock slots last, each part flushed, so that a
+ * crash in between leaves them no valid superblock of the source's
+ * generation over a half copy.  They are live from then on.
+ */
+static int ew_md_mresync(struct ew_md *md, u32 mask,
+			 const struct ew_md_mscan *ms)
+{
+	u32 c;
+	int ret;
+
+	ret = ew_md_mcopy(md, mask, EW_META_SB_SLOTS, md->sb.total_blocks);
+	if (!ret)
+		ret = ew_md_mcopy(md, mask, 0, EW_META_SB_SLOTS);
+	if (ret)
+		return ret;
+	for (c = 0; c < md->nmdev; c++) {
+		if (!(mask & BIT(c)))
+			continue;
+		if (ms[c].st)
+			DMWARN("metadata copy %u (%pg): %s: repaired from copy %u",
+			       c, md->mdev[c], ms[c].why, md->msrc);
+		else
+			DMWARN("metadata copy %u (%pg): %s (gen %llu): repaired from copy %u",
+			       c, md->mdev[c],
+			       ms[md->msrc].stale & BIT(c) ? "stale" : "older",
+			       ms[c].gen, md->msrc);
+	}
+	spin_lock_irq(md->lock);
+	md->mlive |= mask;
+	spin_unlock_irq(md->lock);
+	return 0;
+}
+
+/*
+ * Which copies are in sync with the newest (live), which to resynchronise
+ * (*resync: blank, corrupt, older or marked stale); unreadable ones stay
+ * out, stale.  Refuses copies of two arrays, or no valid copy where one
+ * is not blank.
+ */
+static int ew_md_mchoose(struct ew_md *md, const struct ew_md_mscan *ms,
+			 int best, u32 *resync, const char **error)
+{
+	u32 c, live = 0;
+
+	*resync = 0;
+	if (best < 0) {
+		/* all blank (or unreadable): a new array on the blank ones */
+		for (c = 0; c < md->nmdev; c++) {
+			if (ms[c].st == -ENODATA) {
+				live |= BIT(c);
+			} else if (ms[c].st != -EIO) {
+				/* one copy: its own precise message */
+				if (md->nmdev == 1) {
+					*error = ms[c].why;
+					return ms[c].st;
+				}
+				DMERR("metadata copy %u (%pg): %s",
+				      c, md->mdev[c], ms[c].why);
+				*error = E_MD_NOCOPY;
+				return -EINVAL;
+			}
+		}
+		if (!live) {
+			*error = md->nmdev == 1 ? E_MD_READ : E_MD_NOCOPY;
+			return -EIO;
+		}
+		md->msrc = __ffs(live);
+		md->mlive = live;
+		return -ENODATA;
+	}
+	for (c = 0; c < md->nmdev; c++) {
+		if (c == best || ms[c].st == -EIO)
+			continue;
+		if (!ms[c].st && memcmp(ms[c].uuid, ms[best].uuid,
+					EW_META_UUID_SIZE)) {
+			DMERR("metadata copy %u (%pg) belongs to another array than copy %u",
+			      c, md->mdev[c], best);
+			*error = E_MD_MUUID;
+			return -EINVAL;
+		}
+		if (!ms[c].st && ms[c].gen == ms[best].gen &&
+		    !(ms[best].stale & BIT(c)))
+			live |= BIT(c);
+		else
+			*resync |= BIT(c);
+	}
+	md->msrc = best;
+	md->mlive = live | BIT(best);
+	return 0;
+}
 
 /*
  * Format, in this order, each step durable before the next
@@ -1198,8 +1540,8 @@ static int ew_md_format(struct ew_md *md, const struct ew_md_config *cfg,
 		return ret;
 	/* 1. slot 1 zeroed, generation 1 (FORMATTING) in slot 0 */
 	memset(md->iobuf, 0, EW_META_BLOCK_SIZE);
-	ret = ew_md_rw(md, md->meta, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
-		       md->iobuf, 1, 1);
+	ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+			   md->iobuf, 1, 1);
 	if (ret)
 		goto bad;
 	md->sb.flags = EW_META_SB_FORMATTING;
@@ -1244,12 +1586,72 @@ static void ew_md_warn_damaged(const struct ew_meta_sb *sb, u64 seq,
 	}
 }
 
+/*
+ * Blocks bn .. bn + n - 1 of the source copy did not check: the same
+ * blocks of another live copy into buf, if check() takes them, and then
+ * written over the source's (process context, at load).  Returns the copy
+ * used, or -1.
+ */
+static int ew_md_mfix(struct ew_md *md, void *buf, u64 bn, u32 n,
+		      bool (*check)(struct ew_md *md, void *buf, void *arg),
+		      void *arg)
+{
+	u32 c;
+
+	for (c = 0; c < md->nmdev; c++) {
+		if (c == md->msrc || !(md->mlive & BIT(c)))
+			continue;
+		if (ew_md_read(md, md->mdev[c], buf, bn, n) ||
+		    !check(md, buf, arg))
+			continue;
+		DMWARN_LIMIT("metadata copy %u: block %llu damaged, read from copy %u and repaired",
+			     md->msrc, bn, c);
+		if (ew_md_rw(md, md->mdev[md->msrc], REQ_OP_WRITE | REQ_FUA |
+			     REQ_SYNC, buf, bn, n))
+			DMWARN("metadata copy %u: repair of block %llu failed",
+			       md->msrc, bn);
+		spin_lock_irq(md->lock);
+		md->mrepairs += n;
+		spin_unlock_irq(md->lock);
+		return c;
+	}
+	return -1;
+}
+
+struct ew_md_fix_ckpt {
+	u64 idx;
+	const char **error;
+};
+
+static bool ew_md_fix_ckpt(struct ew_md *md, void *buf, void *arg)
+{
+	struct ew_md_fix_ckpt *f = arg;
+
+	return !ew_meta_ckpt_decode(&md->sb, buf, f->idx, md->map, f->error);
+}
+
+struct ew_md_fix_journal {
+	u64 seq;
+	struct ew_meta_copies *cp;
+	struct ew_meta_jslot_res *js;
+	const char **error;
+};
+
+static bool ew_md_fix_journal(struct ew_md *md, void *buf, void *arg)
+{
+	struct ew_md_fix_journal *f = arg;
+
+	return ew_meta_replay_block_copies(&md->sb, &md->g, md->map, f->seq,
+					   buf, f->cp, f->js, f->error) > 0;
+}
+
 /* Steps 2-5 of recovery on a superblock picked from the slots. */
 static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			 const char **error, struct ew_meta_copies *cp)
 {
 	struct ew_meta_jslot_res js;
 	struct ew_meta_sb *sb = &md->sb;
+	const char *why = NULL;
 	u64 idx, n, i, seq, bn, l;
 	u32 r;
 	int ret;
@@ -1257,8 +1659,8 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 	/* checkpoint */
 	for (idx = 0; sb->ckpt_seq && idx < sb->ckpt_blocks; idx += n) {
 		n = min_t(u64, EW_MD_IOBLOCKS, sb->ckpt_blocks - idx);
-		ret = ew_md_read(md, md->meta, md->iobuf,
-				 sb->ckpt_start[sb->ckpt_area] + idx, n);
+		ret = ew_md_mread(md, md->iobuf,
+				  sb->ckpt_start[sb->ckpt_area] + idx, n);
 		if (ret) {
 			*error = E_MD_READ;
 			return ret;
@@ -1268,6 +1670,15 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 						  i * EW_META_BLOCK_SIZE,
 						  idx + i, md->map, error);
 			if (ret) {
+				struct ew_md_fix_ckpt f = { idx + i, &why };
+
+				if (ew_md_mfix(md, md->altbuf,
+					       sb->ckpt_start[sb->ckpt_area] +
+					       idx + i, 1, ew_md_fix_ckpt,
+					       &f) >= 0) {
+					ret = 0;
+					continue;
+				}
 				DMERR("checkpoint area %u block %llu (metadata block %llu): %s",
 				      sb->ckpt_area, idx + i,
 				      sb->ckpt_start[sb->ckpt_area] + idx + i,
@@ -1293,8 +1704,8 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 				  (sb->journal_start + sb->journal_slots *
 				   EW_META_JOURNAL_COPIES - bn) /
 				  EW_META_JOURNAL_COPIES);
-			ret = ew_md_read(md, md->meta, md->iobuf, bn,
-					 n * EW_META_JOURNAL_COPIES);
+			ret = ew_md_mread(md, md->iobuf, bn,
+					  n * EW_META_JOURNAL_COPIES);
 			if (ret) {
 				*error = E_MD_READ;
 				return ret;
@@ -1306,6 +1717,23 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 						  md->iobuf +
 						  i * EW_META_JSLOT_SIZE,
 						  cp, &js, error);
+		/*
+		 * Not there, or corrupt, on the source copy: another copy
+		 * may have it (a damaged block, or a commit that reached
+		 * one copy before a crash)
+		 */
+		if (ret <= 0) {
+			struct ew_meta_jslot_res js2;
+			struct ew_md_fix_journal f = { seq, cp, &js2, &why };
+
+			if (ew_md_mfix(md, md->altbuf,
+				       ew_meta_journal_blocknr(sb, seq),
+				       EW_META_JOURNAL_COPIES,
+				       ew_md_fix_journal, &f) >= 0) {
+				js = js2;
+				ret = 1;
+			}
+		}
 		if (ret < 0) {
 			DMERR("journal seq %llu, metadata block %llu (copy %u): %s",
 			      seq, ew_meta_journal_blocknr(sb, seq) + js.bad_copy,
@@ -1328,9 +1756,9 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			next = md->iobuf + (i + 1) * EW_META_JSLOT_SIZE;
 		} else {
 			next = md->iobuf;
-			ret = ew_md_read(md, md->meta, next,
-					 ew_meta_journal_blocknr(sb, seq + 1),
-					 EW_META_JOURNAL_COPIES);
+			ret = ew_md_mread(md, next,
+					  ew_meta_journal_blocknr(sb, seq + 1),
+					  EW_META_JOURNAL_COPIES);
 			if (ret) {
 				*error = E_MD_READ;
 				return ret;
@@ -1428,11 +1856,12 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	       struct ew_md_open_result *res, const char **error)
 {
 	struct ew_md *md;
+	struct ew_md_mscan *ms = NULL;
 	const char *why = NULL;
 	u8 uuid[EW_META_UUID_SIZE];
 	void *blk1;
-	u32 slot, i;
-	int ret;
+	u32 slot, i, resync = 0;
+	int ret, best;
 
 	memset(res, 0, sizeof(*res));
 	md = kzalloc(sizeof(*md), GFP_KERNEL);
@@ -1440,7 +1869,12 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		*error = E_MD_NOMEM;
 		return -ENOMEM;
 	}
-	md->meta = cfg->meta;
+	md->nmdev = cfg->nmeta;
+	for (i = 0; i < cfg->nmeta; i++)
+		md->mdev[i] = cfg->meta[i];
+	md->event = cfg->event;
+	md->event_ctx = cfg->event_ctx;
+	md->opening = true;
 	md->nr = cfg->nr;
 	for (i = 0; i < cfg->nr; i++)
 		md->data[i] = cfg->data[i];
@@ -1454,7 +1888,10 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	ret = -ENOMEM;
 	*error = E_MD_NOMEM;
 	md->iobuf = vmalloc(EW_MD_IOBLOCKS * EW_META_BLOCK_SIZE);
-	if (!md->iobuf)
+	md->sbbuf = kmalloc(EW_META_BLOCK_SIZE, GFP_KERNEL);
+	md->altbuf = kmalloc(EW_META_JSLOT_SIZE, GFP_KERNEL);
+	ms = kcalloc(md->nmdev, sizeof(*ms), GFP_KERNEL);
+	if (!md->iobuf || !md->sbbuf || !md->altbuf || !ms)
 		goto bad;
 	for (i = 0; i < EW_MD_JBUFS; i++) {
 		md->jblk[i] = kmalloc(EW_META_JSLOT_SIZE, GFP_KERNEL);
@@ -1489,8 +1926,15 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		goto bad;
 	}
 
-	/* 1. the superblock slots */
-	ret = ew_md_read(md, md->meta, md->iobuf, 0, 2);
+	/*
+	 * 1. the superblock slots of every metadata copy; those of the
+	 * newest
+	 */
+	ew_md_mscan(md, ms, &best);
+	ret = ew_md_mchoose(md, ms, best, &resync, error);
+	if (ret && ret != -ENODATA)
+		goto bad;
+	ret = ew_md_mread(md, md->iobuf, 0, 2);
 	if (ret) {
 		*error = E_MD_READ;
 		goto bad;
@@ -1498,6 +1942,9 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	blk1 = md->iobuf + EW_META_BLOCK_SIZE;
 	ret = ew_meta_sb_pick(md->iobuf, blk1, &md->sb, &slot, &why);
 	if (!ret && (md->sb.flags & EW_META_SB_FORMATTING)) {
+		/* a new array: on every copy that can be written */
+		md->mlive |= resync;
+		resync = 0;
 		memcpy(uuid, md->sb.uuid, EW_META_UUID_SIZE);
 		DMWARN("format incomplete (superblock generation %llu): formatting again",
 		       md->sb.generation);
@@ -1519,10 +1966,11 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	} else {
 		/* 2. this array, this table, these members in this order */
 		ret = ew_meta_sb_check_table(&md->sb, cfg->t, cfg->g, error);
-		if (!ret)
-			ret = ew_meta_sb_check_size(&md->sb,
-						    bdev_nr_sectors(md->meta),
-						    error);
+		for (i = 0; !ret && i < md->nmdev; i++)
+			if ((md->mlive | resync) & BIT(i))
+				ret = ew_meta_sb_check_size(&md->sb,
+							    bdev_nr_sectors(md->mdev[i]),
+							    error);
 		for (i = 0; !ret && i < md->nr; i++) {
 			/*
 			 * A failed member's position holds nothing trusted
@@ -1568,13 +2016,46 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		if (ret)
 			goto bad;
 		res->clean = md->sb.flags & EW_META_SB_CLEAN;
+		/*
+		 * 6. the copies that are not the newest get it; the
+		 * superblock says which copies are live (and each which
+		 * copy it is) in a new generation, if that changed
+		 */
+		if (resync) {
+			ret = ew_md_mresync(md, resync, ms);
+			if (ret) {
+				*error = E_MD_MRESYNC;
+				goto bad;
+			}
+		}
+		for (i = 0; i < md->nmdev; i++)
+			if ((md->mlive & BIT(i)) && !ms[i].st &&
+			    ms[i].copy != i)
+				resync |= BIT(i);
+		if (resync || md->sb.meta_copies !=
+		    (md->nmdev > 1 ? md->nmdev : 0) ||
+		    md->sb.meta_stale != (md->nmdev > 1 ?
+		    ~md->mlive & (BIT(md->nmdev) - 1) : 0)) {
+			struct ew_meta_sb nsb = md->sb;
+
+			ew_meta_sb_set_flags(&nsb, nsb.flags);
+			ret = ew_md_write_sb(md, &nsb);
+			if (ret) {
+				*error = E_MD_MRESYNC;
+				goto bad;
+			}
+			md->sb = nsb;
+		}
 	}
+	md->opening = false;
+	kfree(ms);
 	md->jsb = md->sb;
 	ew_meta_jbuf_init(&md->open, md->jblk[md->open_seq % EW_MD_JBUFS]);
 	md->dfree_safe = md->dfree->tail;
 	*out = md;
 	return 0;
 bad:
+	kfree(ms);
 	ew_md_close(md);
 	return ret;
 }
@@ -1590,6 +2071,8 @@ void ew_md_close(struct ew_md *md)
 	for (i = 0; i < EW_MD_JBUFS; i++)
 		kfree(md->jblk[i]);
 	vfree(md->iobuf);
+	kfree(md->sbbuf);
+	kfree(md->altbuf);
 	kvfree(md->copy);
 	kvfree(md->copy_free);
 	kvfree(md->copy_fifo);

@@ -21,11 +21,18 @@
 #include "core/ew_geom.h"
 #include "core/ew_table.h"
 #include "core/ew_map.h"
+#include "core/ew_meta.h"
 
 struct ew_md;
 
 struct ew_md_config {
-	struct block_device *meta;
+	/*
+	 * The metadata copies (the metadata device, then metadata_mirror):
+	 * the same image on each (Documentation/on-disk-format.rst,
+	 * "Metadata copies")
+	 */
+	struct block_device *meta[EW_META_MAX_COPIES];
+	u32 nmeta;
 	struct block_device *data[EW_MAX_DISKS];
 	u32 nr;
 	const struct ew_table_args *t;
@@ -39,6 +46,9 @@ struct ew_md_config {
 	 */
 	void (*page_put)(void *ctx, struct page *page);
 	void *page_ctx;
+	/* a metadata copy stopped being written (process context) */
+	void (*event)(void *ctx);
+	void *event_ctx;
 };
 
 /* What opening found. */
@@ -148,6 +158,12 @@ int ew_md_copy_read(struct ew_md *md, u32 slot, void *buf);
 void ew_md_copy_adopt(struct ew_md *md, u32 slot, u32 gen,
 		      struct page *page);
 void ew_md_copy_drop(struct ew_md *md, u32 slot);
+
+/*
+ * Under the lock: the metadata copies; bit c of *live, copy c is written;
+ * *repairs, blocks read from another copy than the first choice.
+ */
+void ew_md_mcopies(struct ew_md *md, u32 *n, u32 *live, u64 *repairs);
 
 /* Any context, no lock: the failure latch. */
 bool ew_md_failed(struct ew_md *md);

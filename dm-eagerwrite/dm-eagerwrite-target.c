@@ -110,8 +110,10 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	a->args = t->args;
 	a->block_sectors = g->p.block_sectors;
 	a->meta_dev = t->meta->bdev->bd_dev;
+	a->meta_mirror_dev = t->meta_mirror ? t->meta_mirror->bdev->bd_dev : 0;
 	/* journal copies only where a copy costs no seek (see ew_ctr) */
-	a->jcopy = t->args.journal_copy && bdev_nonrot(t->meta->bdev);
+	a->jcopy = t->args.journal_copy && bdev_nonrot(t->meta->bdev) &&
+		   (!t->meta_mirror || bdev_nonrot(t->meta_mirror->bdev));
 	a->sync = t->args.journal_copy && !a->jcopy ? 2 : t->args.sync;
 	a->need_delayed = g->p.mirrors - a->sync +
 		(g->p.layout == EW_LAYOUT_DDM ? 1 : 0);
@@ -404,11 +406,21 @@ static void ew_array_restore_copies(struct ew_array *a, const char *name)
 		       restored, ended);
 }
 
+/* A metadata copy stopped being written: status says so (ewctl monitor). */
+static void ew_md_event(void *ctx)
+{
+	ew_event(ctx);
+}
+
 static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			 const struct ew_geom *g)
 {
 	struct ew_md_config cfg = {
-		.meta = t->meta->bdev,
+		.meta = { t->meta->bdev,
+			  t->meta_mirror ? t->meta_mirror->bdev : NULL },
+		.nmeta = t->meta_mirror ? 2 : 1,
+		.event = ew_md_event,
+		.event_ctx = a,
 		.nr = t->nr,
 		.t = &t->args,
 		.g = g,
@@ -499,6 +511,8 @@ static bool ew_array_matches(const struct ew_array *a,
 	    x->block_size != y->block_size ||
 	    x->delay_queue != y->delay_queue ||
 	    x->journal_copy != y->journal_copy || a->nr != t->nr ||
+	    a->meta_mirror_dev != (t->meta_mirror ?
+				   t->meta_mirror->bdev->bd_dev : 0) ||
 	    a->geom.len_blocks * a->block_sectors != t->ti->len)
 		return false;
 	/*
@@ -525,6 +539,8 @@ static void ew_target_free(struct ew_target *t)
 			dm_put_device(t->ti, t->dev[i]);
 	if (t->meta)
 		dm_put_device(t->ti, t->meta);
+	if (t->meta_mirror)
+		dm_put_device(t->ti, t->meta_mirror);
 	kfree(t);
 }
 
@@ -575,8 +591,23 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot open the metadata device";
 		goto bad;
 	}
+	if (t->args.metadata_mirror) {
+		ret = dm_get_device(ti, t->args.metadata_mirror, mode,
+				    &t->meta_mirror);
+		if (ret) {
+			ti->error = "Cannot open the metadata mirror";
+			goto bad;
+		}
+		if (t->meta_mirror->bdev == t->meta->bdev) {
+			ti->error = "Metadata mirror is the metadata device";
+			ret = -EINVAL;
+			goto bad;
+		}
+	}
 	/* a copy on a rotating device would cost a seek: sync 2 instead */
-	if (t->args.journal_copy && !bdev_nonrot(t->meta->bdev))
+	if (t->args.journal_copy &&
+	    (!bdev_nonrot(t->meta->bdev) ||
+	     (t->meta_mirror && !bdev_nonrot(t->meta_mirror->bdev))))
 		DMWARN("%s: journal_copy: %s",
 		       dm_table_device_name(ti->table),
 		       "the metadata device is rotational; a write waits for two replicas (sync 2)");
@@ -600,6 +631,10 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			ti->error = "Metadata device is also a data device";
 			goto bad;
 		}
+		if (t->meta_mirror && t->dev[i]->bdev == t->meta_mirror->bdev) {
+			ti->error = "Metadata mirror is also a data device";
+			goto bad;
+		}
 		for (j = 0; j < i; j++)
 			if (t->dev[j] && t->dev[j]->bdev == t->dev[i]->bdev) {
 				ti->error = "Duplicate data device";
@@ -611,6 +646,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		disk_sectors - EW_MEMBER_DATA_OFFSET_SECTORS : 0;
 	/* the table words stay with dm; keep no pointers into them */
 	t->args.metadata_dev = NULL;
+	t->args.metadata_mirror = NULL;
 	memset(t->args.data_devs, 0, sizeof(t->args.data_devs));
 
 	if (ew_table_geom(&t->args, disk_sectors, ti->len, g, &why)) {
@@ -624,6 +660,11 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (bdev_nr_sectors(t->meta->bdev) <
 	    ew_meta_table_size_sectors(g, &t->args)) {
 		ti->error = "Metadata device too small";
+		goto bad;
+	}
+	if (t->meta_mirror && bdev_nr_sectors(t->meta_mirror->bdev) <
+	    ew_meta_table_size_sectors(g, &t->args)) {
+		ti->error = "Metadata mirror too small";
 		goto bad;
 	}
 
@@ -868,7 +909,9 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	u64 c[EW_C_NR], mae, pending, resync;
 	u64 rerr = 0, werr = 0, owed = 0, repairs, lost, rb_done, rb_total;
 	u64 fallbacks;
-	u32 pages_used, pages_nr, copy_used, copy_nr;
+	u32 pages_used, pages_nr, copy_used, copy_nr, mc_nr, mc_live;
+	char mstates[EW_META_MAX_COPIES + 1];
+	u64 mc_repairs;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -898,10 +941,15 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		pages_used = a->dpages_nr - a->dpages_free;
 		fallbacks = a->delay_fallbacks;
 		ew_md_copy_stats(a->md, &copy_used, &copy_nr);
+		ew_md_mcopies(a->md, &mc_nr, &mc_live, &mc_repairs);
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = a->resync_next;
 		spin_unlock_irqrestore(&a->lock, flags);
+		/* metadata copies: A written, D stale (no longer written) */
+		for (i = 0; i < mc_nr && i < EW_META_MAX_COPIES; i++)
+			mstates[i] = mc_live & BIT(i) ? 'A' : 'D';
+		mstates[i] = '\0';
 		for (i = 0; i < EW_C_NR; i++)
 			c[i] = atomic64_read(&a->counters[i]);
 		/* Dd as the table writes it (raid10 has none: 1) */
@@ -927,6 +975,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			       rb_total, rb_state, a->rb_rate_mib);
 			DMEMIT(" %u/%u %llu", pages_used, pages_nr, fallbacks);
 			DMEMIT(" %u/%u", copy_used, copy_nr);
+			DMEMIT(" %s %llu", mstates, mc_repairs);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",
@@ -938,6 +987,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(",member_states=%s,pending=%llu", states,
 			       pending);
 			DMEMIT(",metadata=%s", st.failed ? "read_only" : "ok");
+			DMEMIT(",metadata_copies=%s", mstates);
 			DMEMIT(",read_errors=%llu,write_errors=%llu,lost=%llu;",
 			       rerr, werr, lost);
 		}
@@ -950,7 +1000,10 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		for (i = 0; i < t->nr; i++)
 			DMEMIT(" %s", t->dev[i] ? t->dev[i]->name :
 			       EW_MISSING_DEV);
-		DMEMIT(" 0");
+		if (t->meta_mirror)
+			DMEMIT(" 2 metadata_mirror %s", t->meta_mirror->name);
+		else
+			DMEMIT(" 0");
 		break;
 	}
 }

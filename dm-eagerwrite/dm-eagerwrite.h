@@ -370,6 +370,7 @@ struct ew_array {
 	 */
 	struct mapped_device *owner;
 	dev_t meta_dev;
+	dev_t meta_mirror_dev;		/* metadata_mirror; 0: none */
 	dev_t data_dev[EW_MAX_DISKS];
 	struct ew_table_args args;	/* device words cleared */
 	struct ew_geom geom;
@@ -483,6 +484,7 @@ struct ew_target {
 	struct ew_array *a;
 	struct ew_table_args args;	/* device words cleared */
 	struct dm_dev *meta;
+	struct dm_dev *meta_mirror;	/* metadata_mirror; or NULL */
 	struct dm_dev *dev[EW_MAX_DISKS];
 	u32 nr;
 };

@@ -315,6 +315,9 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 		d->copy_slots = cpu_to_le32(sb->copy_slots);
 		d->copy_slot_blocks = cpu_to_le32(sb->copy_slot_blocks);
 	}
+	d->meta_copies = cpu_to_le32(sb->meta_copies);
+	d->meta_copy = cpu_to_le32(sb->meta_copy);
+	d->meta_stale = cpu_to_le32(sb->meta_stale);
 	ew_meta_seal(blk);
 	return blocknr;
 }
@@ -326,6 +329,19 @@ static bool ew_meta_sb_members_sane(const struct ew_meta_sb *sb)
 
 	return !((sb->member_failed | sb->member_rebuilding) & ~all) &&
 	       !(sb->member_failed & sb->member_rebuilding);
+}
+
+/*
+ * Metadata copies: at most EW_META_MAX_COPIES, this one among them, stale
+ * bits only for copies there are and never for the copy written.
+ */
+static bool ew_meta_sb_copies_sane(const struct ew_meta_sb *sb)
+{
+	u32 n = sb->meta_copies ? sb->meta_copies : 1;
+
+	return n <= EW_META_MAX_COPIES && sb->meta_copy < n &&
+	       !(sb->meta_stale & ~((1U << n) - 1)) &&
+	       !(sb->meta_stale & (1U << sb->meta_copy));
 }
 
 /* Checks what a superblock says about itself. */
@@ -340,7 +356,7 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	    !sb->region_blocks || sb->region_blocks >= EW_MAP_NONE ||
 	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS ||
 	    !sb->generation || (sb->flags & ~EW_META_SB_FLAGS) ||
-	    !ew_meta_sb_members_sane(sb)) {
+	    !ew_meta_sb_members_sane(sb) || !ew_meta_sb_copies_sane(sb)) {
 		*why = E_SB_FIELDS;
 		return -EINVAL;
 	}
@@ -418,6 +434,9 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 	sb->copy_start = le64_to_cpu(d->copy_start);
 	sb->copy_slots = le32_to_cpu(d->copy_slots);
 	sb->copy_slot_blocks = le32_to_cpu(d->copy_slot_blocks);
+	sb->meta_copies = le32_to_cpu(d->meta_copies);
+	sb->meta_copy = le32_to_cpu(d->meta_copy);
+	sb->meta_stale = le32_to_cpu(d->meta_stale);
 	/* JCOPY is set iff there are copy slots; in memory, copy_slots says it */
 	if (!(sb->flags & EW_META_SB_JCOPY) != !sb->copy_slots) {
 		*why = E_SB_FIELDS;

@@ -75,6 +75,9 @@
  */
 #define EW_META_SB_JCOPY	0x4U
 
+/* Copies of the metadata image an array can have (metadata_mirror: 2). */
+#define EW_META_MAX_COPIES	8
+
 /* Block numbers of the superblock slots and the first journal block. */
 #define EW_META_SB_SLOTS	2
 #define EW_META_JOURNAL_START	2
@@ -147,6 +150,11 @@ struct ew_meta_sb_disk {
 	__le64 copy_start;
 	__le32 copy_slots;
 	__le32 copy_slot_blocks;
+	/* metadata copies (metadata_mirror); zeros in an array of one */
+	__le32 meta_copies;
+	__le32 meta_copy;
+	__le32 meta_stale;
+	__le32 meta_reserved;
 };
 
 struct ew_meta_label_disk {
@@ -232,6 +240,17 @@ struct ew_meta_sb {
 	u32 copy_slots;
 	u32 copy_slot_blocks;
 	u64 copy_start;
+	/*
+	 * Metadata copies (the table's metadata_mirror; on-disk-format.rst,
+	 * "Metadata copies"): how many copies of this metadata image the
+	 * array writes (0, in an array formatted before copies existed,
+	 * means one), which copy this superblock was written to, and bit
+	 * c: copy c is stale (a write to it failed; it is no longer
+	 * written, and the next load resynchronises it).
+	 */
+	u32 meta_copies;
+	u32 meta_copy;
+	u32 meta_stale;
 };
 
 /* A decoded member label. */

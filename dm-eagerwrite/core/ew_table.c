@@ -59,6 +59,10 @@ enum ew_table_err {
 	EW_TERR_FEW_FEATURES,
 	EW_TERR_FEATURE,
 	EW_TERR_TRAILING,
+	EW_TERR_DUP_MMIRROR,
+	EW_TERR_MMIRROR_DEV,
+	EW_TERR_MMIRROR_IS_META,
+	EW_TERR_MMIRROR_IS_DATA,
 	EW_TERR_NR
 };
 
@@ -111,6 +115,10 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_FEW_FEATURES] = "Not enough feature arguments",
 	[EW_TERR_FEATURE] = "Unknown feature",
 	[EW_TERR_TRAILING] = "Too many arguments",
+	[EW_TERR_DUP_MMIRROR] = "Duplicate feature metadata_mirror",
+	[EW_TERR_MMIRROR_DEV] = "Feature metadata_mirror needs a device",
+	[EW_TERR_MMIRROR_IS_META] = "Metadata mirror is the metadata device",
+	[EW_TERR_MMIRROR_IS_DATA] = "Metadata mirror is also a data device",
 };
 
 #define EW_LAYOUT_BIT(l)	(1U << (l))
@@ -420,10 +428,16 @@ bool ew_table_missing_ok(const struct ew_table_args *t)
 	return ew_table_members_ok(t, gone);
 }
 
+/*
+ * Features: "metadata_mirror <dev>", a second copy of the metadata (the
+ * only feature so far; its device is neither the metadata device nor a
+ * data device).
+ */
 static enum ew_table_err ew_parse_features(struct ew_table_args *t,
 					   unsigned int argc, char **argv)
 {
-	u32 n;
+	const char *dev;
+	u32 n, i, j;
 
 	t->nr_features = 0;
 	if (!argc)
@@ -432,9 +446,21 @@ static enum ew_table_err ew_parse_features(struct ew_table_args *t,
 		return EW_TERR_NR_FEATURES;
 	if (n > argc - 1)
 		return EW_TERR_FEW_FEATURES;
-	/* No feature is defined yet: any word is unknown. */
-	if (n)
-		return EW_TERR_FEATURE;
+	for (i = 1; i <= n; i++) {
+		if (strcmp(argv[i], "metadata_mirror"))
+			return EW_TERR_FEATURE;
+		if (t->metadata_mirror)
+			return EW_TERR_DUP_MMIRROR;
+		if (i + 1 > n)
+			return EW_TERR_MMIRROR_DEV;
+		dev = argv[++i];
+		if (!strcmp(dev, t->metadata_dev))
+			return EW_TERR_MMIRROR_IS_META;
+		for (j = 0; j < t->nr_disks; j++)
+			if (!strcmp(dev, t->data_devs[j]))
+				return EW_TERR_MMIRROR_IS_DATA;
+		t->metadata_mirror = dev;
+	}
 	if (argc > 1 + n)
 		return EW_TERR_TRAILING;
 	t->nr_features = n;
@@ -648,7 +674,11 @@ int ew_table_format(const struct ew_table_args *t, char *buf, size_t len)
 		ew_out_str(&o, " ");
 		ew_out_str(&o, t->data_devs[i]);
 	}
-	/* No feature is defined yet: always "0". */
-	ew_out_str(&o, " 0");
+	if (t->metadata_mirror) {
+		ew_out_str(&o, " 2 metadata_mirror ");
+		ew_out_str(&o, t->metadata_mirror);
+	} else {
+		ew_out_str(&o, " 0");
+	}
 	return ew_out_end(&o);
 }

@@ -69,6 +69,7 @@ struct ew_table_args {
 	u32 nr_disks;
 	const char *data_devs[EW_MAX_DISKS];
 	u32 nr_features;
+	const char *metadata_mirror;	/* feature metadata_mirror; or NULL */
 };
 
 /*

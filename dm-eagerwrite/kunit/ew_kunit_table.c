@@ -397,6 +397,15 @@ static const struct ew_bad_line ew_bad_lines[] = {
 	  "Invalid number of feature arguments" },
 	{ "words after the features", "ew 0 meta 2 a b 0 extra",
 	  "Too many arguments" },
+	{ "metadata_mirror without a device", "ew 0 meta 2 a b 1 metadata_mirror",
+	  "Feature metadata_mirror needs a device" },
+	{ "metadata_mirror twice", "ew 0 meta 2 a b 4 metadata_mirror m metadata_mirror n",
+	  "Duplicate feature metadata_mirror" },
+	{ "metadata_mirror on the metadata device",
+	  "ew 0 meta 2 a b 2 metadata_mirror meta",
+	  "Metadata mirror is the metadata device" },
+	{ "metadata_mirror on a data device", "ew 0 meta 2 a b 2 metadata_mirror b",
+	  "Metadata mirror is also a data device" },
 };
 
 static void ew_bad_line_desc(const struct ew_bad_line *c, char *desc)

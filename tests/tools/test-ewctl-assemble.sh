@@ -98,7 +98,7 @@ if run 2 "$ewctl" assemble --scan vol && run 2 "$ewctl" assemble --uuid 1234 vol
 else nok "assemble: usage errors exit 2" "$err"; fi
 
 # --- status --input ---------------------------------------------------------------
-st="vol: 0 1024 eagerwrite ew 4 2 2 1.00 100 AADR 3 10 20 40 5 30 2 12345 ok 7 6 1 50/100 1 2 3 4 5 10/40 running 8 17/1024 6 3/64 99"
+st="vol: 0 1024 eagerwrite ew 4 2 2 1.00 100 AADR 3 10 20 40 5 30 2 12345 ok 7 6 1 50/100 1 2 3 4 5 10/40 running 8 17/1024 6 3/64 AD 7 99"
 if run 0 "$ewctl" status --json --input - <<<"$st" &&
 		[ "$(jq -r '.[0].name' <<<"$out")" = vol ] &&
 		[ "$(jq -r '.[0].member_states' <<<"$out")" = AADR ] &&
@@ -108,17 +108,20 @@ if run 0 "$ewctl" status --json --input - <<<"$st" &&
 		[ "$(jq -c '.[0].delay_pages' <<<"$out")" = '{"used":17,"pool":1024}' ] &&
 		[ "$(jq -r '.[0].delay_fallbacks' <<<"$out")" = 6 ] &&
 		[ "$(jq -c '.[0].copy_slots' <<<"$out")" = '{"used":3,"total":64}' ] &&
-		[ "$(jq -r '.[0].field_32' <<<"$out")" = 99 ]; then
-	ok "status --input --json: every field named, a later field as field_32"
-else nok "status --input --json: every field named, a later field as field_32" "$out" "$err"; fi
+		[ "$(jq -r '.[0].metadata_copies' <<<"$out")" = AD ] &&
+		[ "$(jq -r '.[0].metadata_repairs' <<<"$out")" = 7 ] &&
+		[ "$(jq -r '.[0].field_34' <<<"$out")" = 99 ]; then
+	ok "status --input --json: every field named, a later field as field_34"
+else nok "status --input --json: every field named, a later field as field_34" "$out" "$err"; fi
 if run 0 "$ewctl" status --input - <<<"$st" && grep -q "Members : 4: 2 alive, 1 failed or missing, 1 rebuilding" <<<"$out" &&
 		grep -q "Rebuild : running, 10/40 blocks (25.0%)" <<<"$out" &&
 		grep -q "Delayed : 3 replicas pending; pages 17/1024 in use, 6 fell back to read-back copies" <<<"$out" &&
-		grep -q "Journal copies : 3/64 slots in use" <<<"$out"; then
+		grep -q "Journal copies : 3/64 slots in use" <<<"$out" &&
+		grep -q "Metadata copies: AD (2 copies, 1 stale), 7 blocks read from another copy" <<<"$out"; then
 	ok "status --input: text counts member states, rebuild progress, delayed pages"
 else nok "status --input: text counts member states, rebuild progress, delayed pages" "$out"; fi
 # a line from before fields 29-30 still parses, without the pages
-old=${st% 17/1024 6 3/64 99}
+old=${st% 17/1024 6 3/64 AD 7 99}
 if run 0 "$ewctl" status --input - <<<"$old" && grep -q "Delayed : 3 replicas pending$" <<<"$out" &&
 		run 0 "$ewctl" status --json --input - <<<"$old" &&
 		[ "$(jq -r '.[0].delay_pages' <<<"$out")" = null ]; then

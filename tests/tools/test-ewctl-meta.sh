@@ -215,4 +215,31 @@ s=$(fresh); truncate -s 2M "$s/d3"
 expect "member too small" 1 "data device 3 ($s/d3): data device smaller than the array's region" \
 	"$ewctl" check "$s/meta" "$s/d0" "$s/d1" "$s/d2" "$s/d3"
 
+# --- metadata copies (--metadata-mirror): the target's choice at load
+s=$(fresh); cp "$s/meta" "$s/meta2"
+expect "mirror: copies in sync" 0 "copies: in sync (generation" \
+	"$ewctl" check --metadata-mirror "$s/meta2" "$s/meta" $(devs "$s")
+s=$(fresh); truncate -s 16M "$s/meta2"
+expect "mirror: copy 1 blank is named stale" 3 \
+	"copy 1 ($s/meta2): stale: blank; the target repairs it from copy 0" \
+	"$ewctl" check --metadata-mirror "$s/meta2" "$s/meta" $(devs "$s")
+s=$(fresh); cp "$s/meta" "$s/meta2"; flip "$s/meta" 300; flip "$s/meta" $((4096 + 300))
+expect "mirror: copy 0 corrupt is named stale" 3 \
+	"copy 0 ($s/meta): stale: no valid superblock; the target repairs it from copy 1" \
+	"$ewctl" check --metadata-mirror "$s/meta2" "$s/meta" $(devs "$s")
+flip "$s/meta2" 300; flip "$s/meta2" $((4096 + 300))
+expect "mirror: both corrupt" 1 "copies: no valid copy" \
+	"$ewctl" check --metadata-mirror "$s/meta2" "$s/meta" $(devs "$s")
+s=$(fresh); cp "$s/meta" "$s/meta2"; flip "$s/meta" $((1024 * 4096 + 100))
+expect "mirror: a damaged block on one copy of the same generation" 3 \
+	"copies: a copy that does not check is read from the other at load" \
+	"$ewctl" check --metadata-mirror "$s/meta2" "$s/meta" $(devs "$s")
+s=$(fresh); o=$(mkset other); "$ewctl" debug-mkmeta --seed 9 "$o/meta" $(devs "$o") >/dev/null
+expect "mirror: copies of two arrays" 1 "belong to different arrays" \
+	"$ewctl" check --metadata-mirror "$o/meta" "$s/meta" $(devs "$s")
+expect "table: --metadata-mirror gives the feature" 0 "2 metadata_mirror /dev/m2" \
+	"$ewctl" table --disk-size 64M --metadata /dev/m --metadata-mirror /dev/m2 /dev/a /dev/b
+expect "table: --metadata-mirror on a data device is refused" 1 "" \
+	"$ewctl" table --disk-size 64M --metadata /dev/m --metadata-mirror /dev/b /dev/a /dev/b
+
 exit "$failed"

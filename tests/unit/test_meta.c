@@ -170,6 +170,50 @@ static void test_sb_flags(void **state)
 	assert_string_equal(why, "superblock has invalid geometry fields");
 }
 
+/*
+ * Metadata copies (752..763): round trip; zeros (an array formatted
+ * before them) read as one copy; a copy index past the count, a stale
+ * bit for a copy there is not or for the copy written are refused.
+ */
+static void test_sb_meta_copies(void **state)
+{
+	struct fix f;
+	struct ew_meta_sb d;
+	const char *why = NULL;
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, EW4 " 0", 0);
+	assert_int_equal(f.sb.meta_copies, 0);
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_int_equal(d.meta_copies, 0);
+	f.sb.meta_copies = 2;
+	f.sb.meta_copy = 1;
+	f.sb.meta_stale = 1;
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(le32_to_cpu(((struct ew_meta_sb_disk *)blk)->meta_stale),
+			 1);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_memory_equal(&d, &f.sb, sizeof(d));
+	f.sb.meta_stale = 2;		/* the copy written is not stale */
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
+	f.sb.meta_stale = 4;		/* no copy 2 */
+	f.sb.meta_copy = 0;
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	f.sb.meta_stale = 0;
+	f.sb.meta_copy = 2;		/* past the count */
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	f.sb.meta_copies = EW_META_MAX_COPIES + 1;
+	f.sb.meta_copy = 0;
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+}
+
 static void test_sb_every_byte_flip(void **state)
 {
 	struct fix f;
@@ -1607,7 +1651,10 @@ static void test_errors_listed(void **state)
 	(void)state;
 	/* the on-disk structures have the documented sizes and offsets */
 	assert_int_equal(sizeof(struct ew_meta_hdr), 64);
-	assert_int_equal(sizeof(struct ew_meta_sb_disk), 752);
+	assert_int_equal(sizeof(struct ew_meta_sb_disk), 768);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, meta_copies), 752);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, meta_copy), 756);
+	assert_int_equal(offsetof(struct ew_meta_sb_disk, meta_stale), 760);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, member_failed), 720);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, copy_start), 736);
 	assert_int_equal(offsetof(struct ew_meta_sb_disk, copy_slots), 744);
@@ -1630,6 +1677,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sb_round_trip),
 		cmocka_unit_test(test_sb_flags),
+		cmocka_unit_test(test_sb_meta_copies),
 		cmocka_unit_test(test_sb_every_byte_flip),
 		cmocka_unit_test(test_sb_torn_falls_back),
 		cmocka_unit_test(test_sb_version),

@@ -202,6 +202,18 @@ static const struct line_case lines[] = {
 	{ "ew 0 meta @4 1 nosync", "Unknown feature" },
 	{ "ew 0 meta @4 0 extra", "Too many arguments" },
 	{ "ew 0 meta @4 1 nosync extra", "Unknown feature" },
+	/* metadata_mirror <dev> */
+	{ "ew 0 meta @4 2 metadata_mirror m2", NULL },
+	{ "ew 0 meta @4 1 metadata_mirror", "Feature metadata_mirror needs a device" },
+	{ "ew 0 meta @4 1 metadata_mirror m2", "Feature metadata_mirror needs a device" },
+	{ "ew 0 meta @4 4 metadata_mirror m2 metadata_mirror m3",
+	  "Duplicate feature metadata_mirror" },
+	{ "ew 0 meta @4 2 metadata_mirror meta",
+	  "Metadata mirror is the metadata device" },
+	{ "ew 0 meta @4 2 metadata_mirror /dev/d3",
+	  "Metadata mirror is also a data device" },
+	{ "ew 0 meta @4 2 metadata_mirror m2 x", "Too many arguments" },
+	{ "ew 0 meta @4 3 metadata_mirror m2 x", "Unknown feature" },
 };
 
 static void test_lines(void **state)
@@ -431,6 +443,9 @@ static void test_round_trip(void **state)
 		{ "ddm 0 meta 4 - /dev/b /dev/c -", "ddm 2 sync 2" },
 		{ "raid10 2 mirrors 3 meta 6 - - /dev/c /dev/d /dev/e /dev/f",
 		  "raid10 4 mirrors 3 sync 2" },
+		/* the metadata mirror reloads as the feature */
+		{ "ew 0 meta @4 2 metadata_mirror m2", "ew 2 sync 2" },
+		{ "raid10 0 meta @4 2 metadata_mirror 8:16", "raid10 2 sync 2" },
 	};
 	unsigned int i;
 
@@ -455,6 +470,11 @@ static void test_round_trip(void **state)
 				 0);
 		ew_table_format(&t2, buf2, sizeof(buf2));
 		assert_string_equal(buf, buf2);
+		if (t.metadata_mirror)
+			assert_string_equal(t.metadata_mirror,
+					    t2.metadata_mirror);
+		else
+			assert_null(t2.metadata_mirror);
 		assert_int_equal(t.layout, t2.layout);
 		assert_int_equal(t.mirrors, t2.mirrors);
 		assert_int_equal(t.dilution_x100, t2.dilution_x100);

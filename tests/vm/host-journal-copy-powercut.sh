@@ -151,7 +151,7 @@ if [ "${1-}" = --guest ]; then
 			note "$name: after $(($(date +%s) - t0)) s: status: $st"
 			check "$name: a checkpoint taken with copies live" \
 				test "$(echo "$st" | awk '{ print $22 }')" -gt 0 -a \
-				"$(echo "$st" | awk '{ s = $NF; sub("/.*", "", s); print s }')" -gt 0
+				"$(echo "$st" | awk '{ s = $34; sub("/.*", "", s); print s }')" -gt 0
 			check "$name: writes in flight at the cut" kill -0 "$wpid"
 		fi
 		for g in "${!cfgs[@]}"; do

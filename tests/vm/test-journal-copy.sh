@@ -136,10 +136,10 @@ window() {
 	done
 	secs=$(($(date +%s) - t0))
 	ackd=$(acked)
-	# copy slots used/total (the last status field) and checkpoints
-	# (field 19) while member 1 is held
+	# copy slots used/total (field 31) and checkpoints (field 19) while
+	# member 1 is held
 	st=$(dmsetup status "$DEV")
-	slots=$(echo "$st" | awk '{ print $NF }')
+	slots=$(echo "$st" | awk '{ print $34 }')
 	ckpts=$(echo "$st" | awk '{ print $22 }')
 	kill_member0
 }

@@ -107,6 +107,9 @@ static void dump_json(const struct ewctl_meta *m,
 	       (unsigned long long)sb->journal_seq);
 	printf(", \"flags\": %u, \"clean\": %s", sb->flags,
 	       sb->flags & EW_META_SB_CLEAN ? "true" : "false");
+	printf(", \"meta_copies\": %u, \"meta_copy\": %u, \"meta_stale\": %u",
+	       sb->meta_copies ? sb->meta_copies : 1, sb->meta_copy,
+	       sb->meta_stale);
 	printf(", \"member_generations\": [");
 	for (i = 0; i < sb->nr_disks; i++)
 		printf("%s%llu", i ? ", " : "",
@@ -181,6 +184,18 @@ static void dump_text(const struct ewctl_meta *m,
 	else
 		printf("checkpoint       none (empty map)\n");
 	printf("journal from     seq %llu\n", (unsigned long long)sb->journal_seq);
+	if (sb->meta_copies > 1) {
+		unsigned int c;
+
+		printf("metadata copies  copy %u of %u (metadata_mirror), stale:",
+		       sb->meta_copy, sb->meta_copies);
+		if (!sb->meta_stale)
+			printf(" none");
+		for (c = 0; c < sb->meta_copies; c++)
+			if (sb->meta_stale & (1U << c))
+				printf(" copy %u", c);
+		printf("\n");
+	}
 	printf("shutdown         %s\n", sb->flags & EW_META_SB_CLEAN ?
 	       "clean" : "not clean (in use, or a crash)");
 	if (ld->ret) {

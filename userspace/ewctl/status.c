@@ -23,7 +23,8 @@ static const char *const status_fields[] = {
 	"predictor_error_ns", "metadata", "journal_seq", "commits",
 	"checkpoints", "resync", "read_errors", "write_errors", "repairs",
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
-	"delay_pages", "delay_fallbacks", "copy_slots",
+	"delay_pages", "delay_fallbacks", "copy_slots", "metadata_copies",
+	"metadata_repairs",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -204,6 +205,8 @@ static void print_text(const struct ewctl_status *a)
 	printf("  Member state : %s\n", st);
 	if (a->have_table) {
 		printf("      Metadata : %s\n", a->t.metadata_dev);
+		if (a->t.metadata_mirror)
+			printf("Metadata mirror: %s\n", a->t.metadata_mirror);
 		for (i = 0; i < a->t.nr_disks; i++)
 			printf("     Member %2u : %-12s %s\n", i, a->t.data_devs[i],
 			       st && i < strlen(st) ? (st[i] == 'A' ? "alive" :
@@ -220,6 +223,14 @@ static void print_text(const struct ewctl_status *a)
 		       ewctl_status_field(a, F_DFALLBACK) ?
 		       ewctl_status_field(a, F_DFALLBACK) : "?");
 	printf("\n");
+	if (ewctl_status_field(a, F_MCOPIES)) {
+		const char *mc = ewctl_status_field(a, F_MCOPIES);
+
+		printf("Metadata copies: %s (%zu copies, %zu stale), %s blocks read from another copy\n",
+		       mc, strlen(mc), strlen(mc) - strspn(mc, "A"),
+		       ewctl_status_field(a, F_MREPAIRS) ?
+		       ewctl_status_field(a, F_MREPAIRS) : "?");
+	}
 	if (ewctl_status_frac(a, F_COPIES, &d, &t) && t)
 		printf("Journal copies : %llu/%llu slots in use\n", d, t);
 	if (ewctl_status_frac(a, F_RESYNC, &d, &t))

@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: ewctl table [layout options] [--len SIZE] [--disk-size SIZE]\n"
-"                   [--json] --metadata DEV DEV...\n"
+"                   [--json] --metadata DEV [--metadata-mirror DEV] DEV...\n"
 "       ewctl table --list-errors\n"
 "\n"
 "Prints a dmsetup table line \"0 <len> eagerwrite ...\" for the data\n"
@@ -29,6 +29,9 @@ static void usage(FILE *f)
 "less the first 1 MiB of each member, which holds its label.\n"
 "\n"
 "  --metadata DEV     the metadata device (required)\n"
+"  --metadata-mirror DEV\n"
+"                     a second metadata device holding a copy of the\n"
+"                     metadata (feature metadata_mirror)\n"
 "  --len SIZE         logical length (default: the capacity); sizes are\n"
 "                     bytes or have a unit s (sectors), K, M, G, T, P\n"
 "  --disk-size SIZE   member size to assume instead of reading devices\n"
@@ -67,6 +70,7 @@ int ewctl_table(int argc, char **argv)
 	static const struct option opts[] = {
 		EWCTL_LAYOUT_LONGOPTS,
 		{ "metadata", required_argument, NULL, 'm' },
+		{ "metadata-mirror", required_argument, NULL, 'M' },
 		{ "len", required_argument, NULL, 'l' },
 		{ "disk-size", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
@@ -78,7 +82,7 @@ int ewctl_table(int argc, char **argv)
 	struct ewctl_words w;
 	struct ew_table_args t;
 	struct ew_geom g;
-	const char *meta = NULL, *err;
+	const char *meta = NULL, *mirror = NULL, *err;
 	char line[8192];
 	u64 disk = 0, len = 0, sz;
 	bool json = false, have_len = false, have_disk = false;
@@ -92,6 +96,9 @@ int ewctl_table(int argc, char **argv)
 		switch (c) {
 		case 'm':
 			meta = optarg;
+			break;
+		case 'M':
+			mirror = optarg;
 			break;
 		case 'l':
 			if (ewctl_parse_size(optarg, &len) || len % 512) {
@@ -133,6 +140,20 @@ int ewctl_table(int argc, char **argv)
 	}
 	if (ewctl_parse_table(&lo, meta, nr, argv + optind, &w, &t))
 		return EWCTL_FAIL;
+	/* the target's checks, with its messages (ew_parse_features()) */
+	if (mirror) {
+		bool data = false;
+
+		for (i = 0; i < t.nr_disks; i++)
+			data |= !strcmp(mirror, t.data_devs[i]);
+		if (!strcmp(mirror, meta) || data) {
+			fprintf(stderr, "%s: %s\n", ewctl_prog, data ?
+				"Metadata mirror is also a data device" :
+				"Metadata mirror is the metadata device");
+			return EWCTL_FAIL;
+		}
+		t.metadata_mirror = mirror;
+	}
 	if (!have_disk) {
 		for (i = 0; i < t.nr_disks; i++) {
 			if (ewctl_dev_bytes(t.data_devs[i], &sz))
