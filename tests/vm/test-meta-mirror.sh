@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm-run: --disks 8 --disk-size 64M --meta-size 16M --timeout 1200
+# vmtest: beside
 #
 # A mirrored metadata device (issue 18 item 3; Documentation/
 # on-disk-format.rst, "Metadata copies"): a table with "metadata_mirror
