@@ -31,11 +31,17 @@
  *   2. flush those members, in parallel (REQ_PREFLUSH): the data the
  *      records point at is durable before anything points at it;
  *   3. write the sealed blocks, one after the other, each as one 8 KiB
- *      write of both copies with REQ_PREFLUSH | REQ_FUA: block s + 1 is
- *      not submitted before block s is durable (recovery tells a torn
- *      end from a lost block by it), and a commit is acknowledged only
- *      when both copies are (one damaged copy is then recovered from the
- *      other instead of ending the journal early);
+ *      write of both copies with REQ_FUA: block s + 1 is not submitted
+ *      before block s is durable (recovery tells a torn end from a lost
+ *      block by it), and a commit is acknowledged only when both copies
+ *      are (one damaged copy is then recovered from the other instead of
+ *      ending the journal early).  The first block of a commit that
+ *      wrote journal copy slots (2b) adds REQ_PREFLUSH, which makes the
+ *      slots durable before the records naming them.  No other write to
+ *      the metadata device is owed before a journal block: the members'
+ *      data were flushed in 2, the previous journal block and every
+ *      superblock were written with FUA, and checkpoint blocks are named
+ *      only by a superblock written after a flush of their own;
  *   4. durable_seq advances: the target completes the PREFLUSH and FUA
  *      bios waiting for it and releases the deferred frees whose remaps
  *      are durable (ew_md_dfree_safe()).
@@ -943,8 +949,8 @@ static void ew_md_copy_carry(struct ew_md *md, u64 start)
 /*
  * Process context, io_mutex held: writes the first n dirty slots (those
  * filled before the commit sealed its blocks), each a header and its
- * data in one write, before the journal blocks naming them.  The journal
- * write's REQ_PREFLUSH makes them durable first.
+ * data in one write, before the journal blocks naming them.  The first
+ * journal write's REQ_PREFLUSH (ncopies > 0) makes them durable first.
  */
 static int ew_md_copy_write(struct ew_md *md, u32 n)
 {
@@ -1089,8 +1095,9 @@ static int __ew_md_commit(struct ew_md *md)
 				ew_md_fail(md, "journal (ring full)", -ENOSPC);
 				return -EIO;
 			}
-			ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_PREFLUSH |
-				       REQ_FUA | REQ_SYNC,
+			ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_FUA |
+				       REQ_SYNC | (s == first && ncopies ?
+						   REQ_PREFLUSH : 0),
 				       md->jblk[s % EW_MD_JBUFS],
 				       ew_meta_journal_blocknr(&md->jsb, s),
 				       EW_META_JOURNAL_COPIES);
