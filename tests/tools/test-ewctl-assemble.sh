@@ -106,7 +106,7 @@ mkc() {
 	"$ewctl" debug-mkmeta --layout ew --seed "$seed" --writes 50 --copies 2 --copy "$c" "$@" \
 		"$tmp/$p-c$c" "$tmp/$p-0" "$tmp/$p-1" "$tmp/$p-2" "$tmp/$p-3" >/dev/null
 }
-mkc m 3 0 && mkc m 3 1 || { nok "debug-mkmeta --copies writes both copies"; exit 1; }
+{ mkc m 3 0 && mkc m 3 1; } || { nok "debug-mkmeta --copies writes both copies"; exit 1; }
 mm=("$tmp/m-0" "$tmp/m-1" "$tmp/m-2" "$tmp/m-3")
 uuidm=$("$ewctl" examine --json "$tmp/m-c0" | jq -r '.[0].uuid')
 if run 0 "$ewctl" examine "$tmp/m-c0" "$tmp/m-c1" &&
@@ -140,7 +140,7 @@ else nok "assemble --json: unmirrored metadata has metadata_mirror null" "$out" 
 
 # copy 0 stale (delay_queue 500, generation 1); copy 1 newer (a checkpoint:
 # generation 2) marks it stale.  The table is the newer copy's.
-mkc s 4 0 --delay-queue 500 && mkc s 4 1 --checkpoint-at 20 --stale 0 ||
+{ mkc s 4 0 --delay-queue 500 && mkc s 4 1 --checkpoint-at 20 --stale 0; } ||
 	{ nok "debug-mkmeta writes a stale copy"; exit 1; }
 ss=("$tmp/s-0" "$tmp/s-1" "$tmp/s-2" "$tmp/s-3")
 if run 0 "$ewctl" examine --json "$tmp/s-c1" && [ "$(jq -c '.[0].stale' <<<"$out")" = "[0]" ] &&
