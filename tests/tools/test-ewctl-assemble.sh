@@ -97,6 +97,115 @@ if run 2 "$ewctl" assemble --scan vol && run 2 "$ewctl" assemble --uuid 1234 vol
 	ok "assemble: usage errors exit 2 (--scan with NAME, short UUID, missing --config)"
 else nok "assemble: usage errors exit 2" "$err"; fi
 
+# --- mirrored metadata (metadata_mirror) ------------------------------------------
+# mkc PREFIX SEED COPY [OPTION...]: copy COPY of 2 of the metadata of array
+# SEED, PREFIX-cCOPY, over members PREFIX-0..3 (same seed: one array)
+mkc() {
+	local p=$1 seed=$2 c=$3 i; shift 3
+	for i in "c$c" 0 1 2 3; do [ -e "$tmp/$p-$i" ] || truncate -s 64M "$tmp/$p-$i"; done
+	"$ewctl" debug-mkmeta --layout ew --seed "$seed" --writes 50 --copies 2 --copy "$c" "$@" \
+		"$tmp/$p-c$c" "$tmp/$p-0" "$tmp/$p-1" "$tmp/$p-2" "$tmp/$p-3" >/dev/null
+}
+{ mkc m 3 0 && mkc m 3 1; } || { nok "debug-mkmeta --copies writes both copies"; exit 1; }
+mm=("$tmp/m-0" "$tmp/m-1" "$tmp/m-2" "$tmp/m-3")
+uuidm=$("$ewctl" examine --json "$tmp/m-c0" | jq -r '.[0].uuid')
+if run 0 "$ewctl" examine "$tmp/m-c0" "$tmp/m-c1" &&
+		grep -qx "  metadata copy: copy 0 of 2 (metadata_mirror), stale: none" <<<"$out" &&
+		grep -qx "  metadata copy: copy 1 of 2 (metadata_mirror), stale: none" <<<"$out" &&
+		[ "$(grep -c "^$tmp/m-c[01]: eagerwrite metadata of 4 members" <<<"$out")" = 2 ]; then
+	ok "examine: each copy of mirrored metadata says which copy of 2 it is"
+else nok "examine: each copy of mirrored metadata says which copy of 2 it is" "$out" "$err"; fi
+if run 0 "$ewctl" examine --json "$tmp/m-c1" "$tmp/m-c0" "$tmp/a-m" &&
+		[ "$(jq -c '[.[] | [.copies, .copy, .stale]]' <<<"$out")" = '[[2,1,[]],[2,0,[]],[1,0,[]]]' ]; then
+	ok "examine --json: copies, copy and stale of both copies and of unmirrored metadata"
+else nok "examine --json: copies, copy and stale of both copies and of unmirrored metadata" "$out" "$err"; fi
+if run 0 "$ewctl" examine "$tmp/a-m" && ! grep -q "metadata copy" <<<"$out"; then
+	ok "examine: unmirrored metadata prints no copy line"
+else nok "examine: unmirrored metadata prints no copy line" "$out"; fi
+
+if plan 0 "${mm[2]}" "$tmp/m-c1" "${mm[0]}" "${mm[3]}" "$tmp/m-c0" "${mm[1]}" &&
+		[ "$(jq -r .metadata <<<"$out")" = "$tmp/m-c0" ] &&
+		[ "$(jq -r .metadata_mirror <<<"$out")" = "$tmp/m-c1" ] &&
+		[ "$(jq -r '.members | join(" ")' <<<"$out")" = "${mm[*]}" ] &&
+		[ "$(jq -r .uuid <<<"$out")" = "$uuidm" ] && [ -z "$err" ] &&
+		[ "$(jq -r .table <<<"$out")" = "$("$ewctl" table --layout ew --mirrors 2 --dilution 2 \
+			--sync 2 --chunk-sectors 128 --block-size 4096 --delay-queue 10000 \
+			--metadata "$tmp/m-c0" --metadata-mirror "$tmp/m-c1" "${mm[@]}")" ]; then
+	ok "assemble: shuffled mirrored array: copy 0 the metadata device, '2 metadata_mirror' copy 1"
+else nok "assemble: shuffled mirrored array: copy 0 the metadata device, '2 metadata_mirror' copy 1" "$out" "$err"; fi
+if plan 0 "${a[@]}" "$tmp/a-m" && [ "$(jq -c '[has("metadata_mirror"), .metadata_mirror]' <<<"$out")" = '[true,null]' ] &&
+		jq -r .table <<<"$out" | grep -q " ${a[3]} 0\$"; then
+	ok "assemble --json: unmirrored metadata has metadata_mirror null"
+else nok "assemble --json: unmirrored metadata has metadata_mirror null" "$out" "$err"; fi
+
+# copy 0 stale (delay_queue 500, generation 1); copy 1 newer (a checkpoint:
+# generation 2) marks it stale.  The table is the newer copy's.
+{ mkc s 4 0 --delay-queue 500 && mkc s 4 1 --checkpoint-at 20 --stale 0; } ||
+	{ nok "debug-mkmeta writes a stale copy"; exit 1; }
+ss=("$tmp/s-0" "$tmp/s-1" "$tmp/s-2" "$tmp/s-3")
+if run 0 "$ewctl" examine --json "$tmp/s-c1" && [ "$(jq -c '.[0].stale' <<<"$out")" = "[0]" ] &&
+		run 0 "$ewctl" examine "$tmp/s-c1" &&
+		grep -qx "  metadata copy: copy 1 of 2 (metadata_mirror), stale: copy 0" <<<"$out"; then
+	ok "examine: a copy names the copies its superblock marks stale"
+else nok "examine: a copy names the copies its superblock marks stale" "$out"; fi
+if plan 0 "$tmp/s-c1" "${ss[@]}" "$tmp/s-c0" &&
+		jq -r .table <<<"$out" | grep -q "delay_queue 10000 $tmp/s-c0 4 ${ss[*]} 2 metadata_mirror $tmp/s-c1\$" &&
+		grep -q "metadata copy 0 ($tmp/s-c0) is marked stale (generation 1, copy 1's is 2): the target resynchronises it from copy 1 at load" <<<"$err"; then
+	ok "assemble: a stale copy stays in the table, named; the newer copy's superblock decides"
+else nok "assemble: a stale copy stays in the table, named; the newer copy's superblock decides" "$out" "$err"; fi
+mkc s 4 1 --checkpoint-at 20 || { nok "debug-mkmeta rewrites copy 1"; exit 1; }
+if plan 0 "$tmp/s-c1" "${ss[@]}" "$tmp/s-c0" &&
+		grep -q "metadata copy 0 ($tmp/s-c0) is older (generation 1, copy 1's is 2)" <<<"$err"; then
+	ok "assemble: an older copy not marked stale is named too"
+else nok "assemble: an older copy not marked stale is named too" "$out" "$err"; fi
+
+if plan 1 "${ss[@]}" "$tmp/s-c1" &&
+		grep -q "metadata copy 0 of 2 not found (--degraded assembles it from copy 1, $tmp/s-c1, alone, without metadata_mirror)" <<<"$err"; then
+	ok "assemble: a metadata copy not found is refused"
+else nok "assemble: a metadata copy not found is refused" "$out" "$err"; fi
+if run 0 "$ewctl" assemble --dry-run --json --degraded vol "${ss[@]}" "$tmp/s-c1" &&
+		[ "$(jq -r .metadata <<<"$out")" = "$tmp/s-c1" ] &&
+		[ "$(jq -c '[has("metadata_mirror"), .metadata_mirror]' <<<"$out")" = '[true,null]' ] &&
+		jq -r .table <<<"$out" | grep -q " $tmp/s-c1 4 ${ss[*]} 0\$" &&
+		grep -q "metadata copy 0 not found: assembling from copy 1 ($tmp/s-c1, generation 2) alone, without metadata_mirror" <<<"$err"; then
+	ok "assemble --degraded: the copy found alone, without the feature, said on stderr"
+else nok "assemble --degraded: the copy found alone, without the feature, said on stderr" "$out" "$err"; fi
+
+cp "$tmp/m-c0" "$tmp/m-dup"
+if plan 1 "${mm[@]}" "$tmp/m-c0" "$tmp/m-c1" "$tmp/m-dup" &&
+		grep -q "metadata copy 0 of array $uuidm found twice: $tmp/m-c0 and $tmp/m-dup" <<<"$err"; then
+	ok "assemble: two devices claiming one copy index are refused"
+else nok "assemble: two devices claiming one copy index are refused" "$err"; fi
+mkc o 6 1 || { nok "debug-mkmeta writes another array's copy"; exit 1; }
+uuido=$("$ewctl" examine --json "$tmp/o-c1" | jq -r '.[0].uuid')
+if plan 1 "${mm[@]}" "$tmp/m-c0" "$tmp/o-c1" && grep -q "several arrays found; name one with --uuid" <<<"$err" &&
+		plan 1 --uuid "$uuidm" "${mm[@]}" "$tmp/m-c0" "$tmp/m-c1" "$tmp/o-c1" &&
+		grep -q "o-c1 belongs to array $uuido, not $uuidm" <<<"$err"; then
+	ok "assemble: a copy of another array is refused"
+else nok "assemble: a copy of another array is refused" "$err"; fi
+for i in m 0 1 2 3; do truncate -s 64M "$tmp/x-$i"; done
+"$ewctl" debug-mkmeta --layout ew --seed 3 --writes 50 "$tmp/x-m" "$tmp/x-0" "$tmp/x-1" \
+	"$tmp/x-2" "$tmp/x-3" >/dev/null
+if plan 1 "${mm[@]}" "$tmp/m-c0" "$tmp/x-m" &&
+		grep -q "metadata devices of array $uuidm disagree on the copy count: $tmp/m-c0 says 2, $tmp/x-m says 1" <<<"$err"; then
+	ok "assemble: copies whose copies count disagrees are refused"
+else nok "assemble: copies whose copies count disagrees are refused" "$err"; fi
+cp "$tmp/a-m" "$tmp/a-m2"
+if plan 1 "${a[@]}" "$tmp/a-m" "$tmp/a-m2" &&
+		grep -q "two metadata devices carry array $uuid: $tmp/a-m and $tmp/a-m2 (its metadata is not mirrored)" <<<"$err"; then
+	ok "assemble: two metadata devices of an unmirrored array are still refused"
+else nok "assemble: two metadata devices of an unmirrored array are still refused" "$err"; fi
+for i in c0 0 1 2 3; do truncate -s 64M "$tmp/t-$i"; done
+"$ewctl" debug-mkmeta --layout ew --seed 7 --writes 50 --copies 3 --copy 0 "$tmp/t-c0" \
+	"$tmp/t-0" "$tmp/t-1" "$tmp/t-2" "$tmp/t-3" >/dev/null
+if plan 1 "$tmp/t-c0" "$tmp/t-0" "$tmp/t-1" "$tmp/t-2" "$tmp/t-3" &&
+		grep -q "has 3 metadata copies; a table names at most 2 (metadata_mirror)" <<<"$err"; then
+	ok "assemble: metadata of three copies is refused (the table takes two)"
+else nok "assemble: metadata of three copies is refused (the table takes two)" "$err"; fi
+if run 2 "$ewctl" debug-mkmeta --copies 2 --copy 1 --stale 1 "$tmp/t-c0" "$tmp/t-0" "$tmp/t-1"; then
+	ok "debug-mkmeta: a copy marked stale by itself is a usage error"
+else nok "debug-mkmeta: a copy marked stale by itself is a usage error" "$err"; fi
+
 # --- status --input ---------------------------------------------------------------
 st="vol: 0 1024 eagerwrite ew 4 2 2 1.00 100 AADR 3 10 20 40 5 30 2 12345 ok 7 6 1 50/100 1 2 3 4 5 10/40 running 8 17/1024 6 3/64 AD 7 99"
 if run 0 "$ewctl" status --json --input - <<<"$st" &&

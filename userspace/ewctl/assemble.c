@@ -5,8 +5,10 @@
  * members by the index in their labels, checks each label against the
  * superblock with the core's ew_meta_label_check() (the constructor's own
  * test), builds the table line with ew_table_format() and creates the
- * mapped device with dmsetup.  With --scan it does so for every array
- * named in /etc/eagerwrite.conf (a boot-time unit runs that).
+ * mapped device with dmsetup.  Mirrored metadata: copy 0 and copy 1
+ * become the metadata device and metadata_mirror (plan_copies()).  With
+ * --scan it does so for every array named in /etc/eagerwrite.conf (a
+ * boot-time unit runs that).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,15 +37,23 @@ static void usage(FILE *f)
 "against the superblock (array UUID, geometry, generation) and creates\n"
 "/dev/mapper/NAME with dmsetup.  DEV... are the devices to look at\n"
 "(default: every block device in /proc/partitions); a DEV given that\n"
-"belongs to another array, or carries no label, is refused.\n"
+"belongs to another array, or carries no label, is refused.  Mirrored\n"
+"metadata (metadata_mirror): both copies are found, copy 0 becomes the\n"
+"metadata device and copy 1 the mirror; the labels are checked against\n"
+"the newer copy and an older or stale copy is named (the target\n"
+"resynchronises it at load).\n"
 "\n"
 "  --uuid UUID     the array; default: the UUID of NAME in the config\n"
 "                  file, else the only array found\n"
 "  --degraded      a member that is not found becomes '-' (missing);\n"
 "                  without it an incomplete set is refused.  Members the\n"
-"                  superblock marks failed are '-' either way.\n"
+"                  superblock marks failed are '-' either way.  A\n"
+"                  metadata copy not found: the table names the other\n"
+"                  alone, without metadata_mirror (the target then\n"
+"                  keeps it as metadata of one copy).\n"
 "  --dry-run       print the table line, create nothing\n"
-"  --json          print {\"name\", \"uuid\", \"table\", \"missing\", ...}\n"
+"  --json          print {\"name\", \"uuid\", \"table\", \"metadata\",\n"
+"                  \"metadata_mirror\", \"members\", \"missing\", ...}\n"
 "  --config FILE   default " EWCTL_CONF "\n"
 "  --scan          every array in the config file, except those already\n"
 "                  active and those marked noauto\n"
@@ -197,12 +207,92 @@ static const u8 *probe_uuid(const struct ewctl_probe *p)
 }
 
 struct plan {
-	const struct ewctl_probe *meta;
+	/* the newest valid metadata copy: the superblock labels are checked against */
+	const struct ewctl_probe *src;
+	const struct ewctl_probe *copy[EW_META_MAX_COPIES];	/* by index */
+	u32 copies;		/* the superblocks' copies count (1: not mirrored) */
+	const char *meta;	/* the table's metadata device */
+	const char *mirror;	/* its metadata_mirror; NULL: none */
 	const char *dev[EW_MAX_DISKS];	/* NULL: missing */
 	bool failed[EW_MAX_DISKS];	/* failed in the superblock */
 	unsigned int missing, failed_nr;
 	char table[8300];
 };
+
+/*
+ * The metadata copies of the array (pl->copy[], found by the scan) in
+ * the table the target expects (dm-eagerwrite-metadata.c, ew_md_open()):
+ * copy 0 the metadata device and copy 1 the metadata_mirror, since the
+ * target's copy index is the table position (it rewrites a superblock
+ * whose meta_copy differs) and the source's stale bits are read by that
+ * position; a missing copy cannot be "-" (dm_get_device() would fail), so
+ * --degraded leaves the feature out and names the copy there is.  The
+ * superblock is the newest valid copy's (highest generation, copy 0 of
+ * equals), as the target picks it.  0, or -1 after printing why.
+ */
+static int plan_copies(struct plan *pl, const char *us, bool degraded)
+{
+	const struct ewctl_probe *p;
+	u32 c, missing = 0;
+
+	if (pl->copies > 2) {
+		fprintf(stderr, "%s: array %s has %u metadata copies; a table names at most 2 (metadata_mirror)\n",
+			ewctl_prog, us, pl->copies);
+		return -1;
+	}
+	for (c = 0; c < pl->copies; c++) {
+		p = pl->copy[c];
+		if (!p)
+			missing |= 1U << c;
+		else if (!pl->src || p->sb.generation > pl->src->sb.generation)
+			pl->src = p;
+	}
+	if (pl->copies == 1) {
+		pl->meta = pl->src->path;
+		return 0;
+	}
+	c = pl->src->sb.meta_copy;
+	if (missing && !degraded) {
+		fprintf(stderr, "%s: array %s: metadata copy %u of 2 not found (--degraded assembles it from copy %u, %s, alone, without metadata_mirror)\n",
+			ewctl_prog, us, !c, c, pl->src->path);
+		return -1;
+	}
+	if (missing) {
+		pl->meta = pl->src->path;
+		return 0;
+	}
+	pl->meta = pl->copy[0]->path;
+	pl->mirror = pl->copy[1]->path;
+	return 0;
+}
+
+/* After a plan is made: what the target will do about the metadata copies. */
+static void plan_copies_note(const struct plan *pl, const char *us)
+{
+	const struct ew_meta_sb *sb = &pl->src->sb;
+	u32 c;
+
+	if (pl->copies < 2)
+		return;
+	if (!pl->mirror) {
+		fprintf(stderr, "%s: array %s: metadata copy %u not found: assembling from copy %u (%s, generation %llu) alone, without metadata_mirror; the target writes it as metadata of one copy from then on (ewctl table --metadata-mirror builds the table that mirrors it again)\n",
+			ewctl_prog, us, !sb->meta_copy, sb->meta_copy,
+			pl->src->path, (unsigned long long)sb->generation);
+		return;
+	}
+	for (c = 0; c < pl->copies; c++) {
+		const struct ewctl_probe *p = pl->copy[c];
+
+		if (p == pl->src || (!(sb->meta_stale & (1U << c)) &&
+				     p->sb.generation == sb->generation))
+			continue;
+		fprintf(stderr, "%s: metadata copy %u (%s) is %s (generation %llu, copy %u's is %llu): the target resynchronises it from copy %u at load\n",
+			ewctl_prog, c, p->path,
+			sb->meta_stale & (1U << c) ? "marked stale" : "older",
+			(unsigned long long)p->sb.generation, sb->meta_copy,
+			(unsigned long long)sb->generation, sb->meta_copy);
+	}
+}
 
 /*
  * Decides the table of the array uuid from the scan; 0, or -1 after
@@ -212,6 +302,7 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 		      struct plan *pl)
 {
 	const struct ew_meta_sb *sb;
+	const struct ewctl_probe *first = NULL;
 	struct ew_table_args t;
 	char us[40], line[8192];
 	const char *why;
@@ -242,21 +333,38 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 		}
 		if (p->kind != EWCTL_KIND_META || memcmp(u, uuid, EW_META_UUID_SIZE))
 			continue;
-		if (pl->meta) {
-			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s\n",
-				ewctl_prog, us, pl->meta->path, p->path);
+		if (!first) {
+			first = p;
+			pl->copies = ewctl_sb_copies(&p->sb);
+		} else if (ewctl_sb_copies(&p->sb) != pl->copies) {
+			fprintf(stderr, "%s: metadata devices of array %s disagree on the copy count: %s says %u, %s says %u\n",
+				ewctl_prog, us, first->path, pl->copies, p->path,
+				ewctl_sb_copies(&p->sb));
+			return -1;
+		} else if (pl->copies == 1) {
+			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s (its metadata is not mirrored)\n",
+				ewctl_prog, us, first->path, p->path);
 			return -1;
 		}
-		pl->meta = p;
+		/* the core's decoder keeps meta_copy below the copies count */
+		if (pl->copy[p->sb.meta_copy]) {
+			fprintf(stderr, "%s: metadata copy %u of array %s found twice: %s and %s\n",
+				ewctl_prog, p->sb.meta_copy, us,
+				pl->copy[p->sb.meta_copy]->path, p->path);
+			return -1;
+		}
+		pl->copy[p->sb.meta_copy] = p;
 	}
 	if (bad)
 		return -1;
-	if (!pl->meta) {
+	if (!first) {
 		fprintf(stderr, "%s: no metadata device of array %s found\n",
 			ewctl_prog, us);
 		return -1;
 	}
-	sb = &pl->meta->sb;
+	if (plan_copies(pl, us, degraded))
+		return -1;
+	sb = &pl->src->sb;
 	for (m = 0; m < sb->nr_disks && m < EW_MAX_DISKS; m++) {
 		if (sb->member_failed & (1ULL << m)) {
 			pl->failed[m] = true;
@@ -322,7 +430,8 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 		if (ew_key_allowed(i, t.layout) &&
 		    (i != EW_KEY_JOURNAL_COPY || t.journal_copy))
 			t.given |= 1U << i;
-	t.metadata_dev = pl->meta->path;
+	t.metadata_dev = pl->meta;
+	t.metadata_mirror = pl->mirror;
 	t.nr_disks = sb->nr_disks;
 	for (m = 0; m < sb->nr_disks; m++)
 		t.data_devs[m] = pl->dev[m] ? pl->dev[m] : EW_MISSING_DEV;
@@ -333,6 +442,7 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	snprintf(pl->table, sizeof(pl->table), "0 %llu eagerwrite %s",
 		 (unsigned long long)(sb->len_blocks * (sb->block_size / 512)),
 		 line);
+	plan_copies_note(pl, us);
 	return 0;
 }
 
@@ -340,7 +450,7 @@ static void print_plan(const char *name, const u8 *uuid,
 		       const struct plan *pl, bool json)
 {
 	char us[40];
-	unsigned int m, n = pl->meta->sb.nr_disks;
+	unsigned int m, n = pl->src->sb.nr_disks;
 	bool first = true;
 
 	ewctl_uuid_str(uuid, us);
@@ -353,7 +463,12 @@ static void print_plan(const char *name, const u8 *uuid,
 	printf(", \"uuid\": \"%s\", \"table\": ", us);
 	ewctl_json_str(stdout, pl->table);
 	printf(", \"metadata\": ");
-	ewctl_json_str(stdout, pl->meta->path);
+	ewctl_json_str(stdout, pl->meta);
+	printf(", \"metadata_mirror\": ");
+	if (pl->mirror)
+		ewctl_json_str(stdout, pl->mirror);
+	else
+		printf("null");
 	printf(", \"members\": [");
 	for (m = 0; m < n; m++) {
 		if (m)
@@ -412,8 +527,9 @@ static int assemble_one(const struct scan *s, const char *name,
 	if (json)
 		print_plan(name, uuid, &pl, true);
 	else
-		printf("ewctl: created /dev/mapper/%s: array %s, %u members, %u missing, %u failed\n",
-		       name, us, pl.meta->sb.nr_disks, pl.missing, pl.failed_nr);
+		printf("ewctl: created /dev/mapper/%s: array %s, %u members, %u missing, %u failed%s\n",
+		       name, us, pl.src->sb.nr_disks, pl.missing, pl.failed_nr,
+		       pl.mirror ? ", metadata on 2 copies" : "");
 	return EWCTL_OK;
 }
 

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: ewctl debug-mkmeta [layout options] [--len SIZE] [--seed N]\n"
 "         [--writes N] [--commit-every N] [--checkpoint-at N]\n"
-"         [--inject dup|range|formatting] <metadata_file> <data_file>...\n"
+"         [--inject dup|range|formatting] [--copies N --copy C [--stale LIST]]\n"
+"         <metadata_file> <data_file>...\n"
 "\n"
 "TEST ONLY: overwrites the files with the metadata and member labels of a\n"
 "simulated run of N random writes (default 200; a journal block every\n"
@@ -27,7 +28,10 @@ static void usage(FILE *f)
 "--checkpoint-at).  --inject dup maps two replicas to one block of a\n"
 "disk, --inject range a block past the region, both well checksummed;\n"
 "--inject formatting leaves a new superblock with FORMATTING set (a\n"
-"crash while formatting).\n");
+"crash while formatting).  --copies writes copy C (0-based) of N copies\n"
+"of mirrored metadata (metadata_mirror), --stale the comma-separated\n"
+"copies that superblock marks stale; the same --seed on each copy gives\n"
+"one array.\n");
 	ewctl_layout_help(f);
 }
 
@@ -174,6 +178,9 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 		{ "commit-every", required_argument, NULL, 'c' },
 		{ "checkpoint-at", required_argument, NULL, 'k' },
 		{ "inject", required_argument, NULL, 'i' },
+		{ "copies", required_argument, NULL, 'N' },
+		{ "copy", required_argument, NULL, 'C' },
+		{ "stale", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -185,6 +192,8 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 	const char *why = NULL, *inject = NULL;
 	u64 len = 0, seed = 1, writes = 200, every = 5, ckpt_at = ~0ULL;
 	u64 bytes, disk = ~0ULL, i, s;
+	u32 copies = 0, copy = 0, stale = 0, c;
+	char *tok, *save;
 	u8 uuid[EW_META_UUID_SIZE], blk[EW_META_BLOCK_SIZE];
 	int opt, n, ret = EWCTL_FAIL;
 	u32 d;
@@ -220,12 +229,36 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 			    strcmp(inject, "formatting"))
 				goto usage;
 			break;
+		case 'N':
+			if (ew_parse_u32(optarg, &copies) || copies < 2 ||
+			    copies > EW_META_MAX_COPIES)
+				goto usage;
+			break;
+		case 'C':
+			if (ew_parse_u32(optarg, &copy))
+				goto usage;
+			break;
+		case 'S':
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (ew_parse_u32(tok, &c) || c >= EW_META_MAX_COPIES)
+					goto usage;
+				stale |= 1U << c;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return EWCTL_OK;
 		default:
 			goto usage;
 		}
+	}
+	/* what the core's decoder accepts: this copy among them, never stale */
+	if (copies ? copy >= copies || (stale >> copies) || (stale & (1U << copy)) :
+		     copy || stale) {
+		fprintf(stderr, "%s: --copy below --copies, --stale other copies among them\n",
+			ewctl_prog);
+		return EWCTL_USAGE;
 	}
 	n = argc - optind - 1;
 	if (n < 1)
@@ -259,6 +292,9 @@ int ewctl_debug_mkmeta(int argc, char **argv)
 		memcpy(uuid + i, &v, 8);
 	}
 	ew_meta_sb_init(&k.sb, &t, &k.g, uuid, &why);
+	k.sb.meta_copies = copies;
+	k.sb.meta_copy = copy;
+	k.sb.meta_stale = stale;
 	if (ewctl_dev_bytes(argv[optind], &bytes))
 		return EWCTL_FAIL;
 	if (ew_meta_sb_check_size(&k.sb, bytes / 512, &why)) {

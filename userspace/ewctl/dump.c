@@ -108,7 +108,7 @@ static void dump_json(const struct ewctl_meta *m,
 	printf(", \"flags\": %u, \"clean\": %s", sb->flags,
 	       sb->flags & EW_META_SB_CLEAN ? "true" : "false");
 	printf(", \"meta_copies\": %u, \"meta_copy\": %u, \"meta_stale\": %u",
-	       sb->meta_copies ? sb->meta_copies : 1, sb->meta_copy,
+	       ewctl_sb_copies(sb), sb->meta_copy,
 	       sb->meta_stale);
 	printf(", \"member_generations\": [");
 	for (i = 0; i < sb->nr_disks; i++)
@@ -184,17 +184,11 @@ static void dump_text(const struct ewctl_meta *m,
 	else
 		printf("checkpoint       none (empty map)\n");
 	printf("journal from     seq %llu\n", (unsigned long long)sb->journal_seq);
-	if (sb->meta_copies > 1) {
-		unsigned int c;
+	if (ewctl_sb_copies(sb) > 1) {
+		char cs[160];
 
-		printf("metadata copies  copy %u of %u (metadata_mirror), stale:",
-		       sb->meta_copy, sb->meta_copies);
-		if (!sb->meta_stale)
-			printf(" none");
-		for (c = 0; c < sb->meta_copies; c++)
-			if (sb->meta_stale & (1U << c))
-				printf(" copy %u", c);
-		printf("\n");
+		ewctl_copies_str(sb, cs, sizeof(cs));
+		printf("metadata copies  %s\n", cs);
 	}
 	printf("shutdown         %s\n", sb->flags & EW_META_SB_CLEAN ?
 	       "clean" : "not clean (in use, or a crash)");

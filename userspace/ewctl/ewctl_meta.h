@@ -59,6 +59,15 @@ void ewctl_uuid_str(const u8 *uuid, char *buf);
 /* Parses such a UUID (hyphens optional); 0 or -1. */
 int ewctl_uuid_parse(const char *s, u8 *uuid);
 
+/*
+ * Metadata copies (the table's metadata_mirror), from the fields the
+ * core's superblock decoder filled in: how many (1 for an array of one,
+ * whose superblock holds zeros), and "copy C of N (metadata_mirror),
+ * stale: none" or "... stale: copy 1" (dump and examine print it).
+ */
+u32 ewctl_sb_copies(const struct ew_meta_sb *sb);
+void ewctl_copies_str(const struct ew_meta_sb *sb, char *buf, size_t len);
+
 /* What the first 8 KiB of a device say (examine.c). */
 enum ewctl_kind {
 	EWCTL_KIND_NONE,	/* neither label nor superblock: zeros, other data */

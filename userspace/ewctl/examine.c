@@ -21,7 +21,8 @@ static void usage(FILE *f)
 "Prints what each device's first 8 KiB say: an eagerwrite member label\n"
 "(array UUID, member index, label generation, layout) or a metadata\n"
 "superblock (array UUID, generation, layout, length, member states,\n"
-"clean or not), or that it carries neither.  Reads only (O_DIRECT for\n"
+"clean or not; for a copy of mirrored metadata, which copy of how many\n"
+"and which copies it marks stale), or that it carries neither.  Reads only (O_DIRECT for\n"
 "block devices), so it is safe on members of a live array.\n"
 "\n"
 "  --json       one JSON array, an object per device\n"
@@ -190,6 +191,9 @@ static void print_probe(FILE *f, const struct ewctl_probe *p, bool json)
 			print_bits(f, sb->member_failed, sb->nr_disks, true);
 			fprintf(f, ", \"rebuilding\": ");
 			print_bits(f, sb->member_rebuilding, sb->nr_disks, true);
+			fprintf(f, ", \"copies\": %u, \"copy\": %u, \"stale\": ",
+				ewctl_sb_copies(sb), sb->meta_copy);
+			print_bits(f, sb->meta_stale, ewctl_sb_copies(sb), true);
 			fputc('}', f);
 			break;
 		}
@@ -198,6 +202,12 @@ static void print_probe(FILE *f, const struct ewctl_probe *p, bool json)
 		fprintf(f, "  array uuid:    %s\n", uuid);
 		fprintf(f, "  generation:    %llu (superblock slot %u)\n",
 			(unsigned long long)sb->generation, p->sb_slot);
+		if (ewctl_sb_copies(sb) > 1) {
+			char cs[160];
+
+			ewctl_copies_str(sb, cs, sizeof(cs));
+			fprintf(f, "  metadata copy: %s\n", cs);
+		}
 		print_layout(f, sb->layout, sb->mirrors, sb->dilution_x100,
 			     sb->chunk_sectors, sb->block_size, false);
 		fprintf(f, "  table:         sync %u, delay_queue %u (as last loaded)\n",

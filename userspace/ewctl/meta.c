@@ -47,6 +47,25 @@ void ewctl_uuid_str(const u8 *u, char *buf)
 	*p = '\0';
 }
 
+u32 ewctl_sb_copies(const struct ew_meta_sb *sb)
+{
+	return sb->meta_copies ? sb->meta_copies : 1;
+}
+
+void ewctl_copies_str(const struct ew_meta_sb *sb, char *buf, size_t len)
+{
+	u32 c, n = ewctl_sb_copies(sb);
+	int k;
+
+	k = snprintf(buf, len, "copy %u of %u (metadata_mirror), stale:",
+		     sb->meta_copy, n);
+	if (!sb->meta_stale && k >= 0 && (size_t)k < len)
+		k += snprintf(buf + k, len - k, " none");
+	for (c = 0; c < n && k >= 0 && (size_t)k < len; c++)
+		if (sb->meta_stale & (1U << c))
+			k += snprintf(buf + k, len - k, " copy %u", c);
+}
+
 int ewctl_uuid_parse(const char *s, u8 *uuid)
 {
 	unsigned int i = 0, hi;
