@@ -67,9 +67,13 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * else the block the replica still maps (a read repair's), else a free
  * block, the one after the run's last when it is free.  The scan walks
  * logical blocks in order, and so the homes of a member in order: a
- * raid10 or ddm rebuild writes its replacement sequentially, and a run
- * to homes is plain: its sources are consecutive blocks of one member,
- * copied by one kcopyd job.
+ * raid10 or ddm rebuild writes its replacement sequentially.  A raid10
+ * run to homes is plain: its sources are consecutive blocks of one
+ * member (the partner's homes), copied by one kcopyd job.  A ddm home's
+ * source is the partner's eagerly written replica, anywhere on that
+ * member, so ddm's runs to homes are gathered like the runs below (a
+ * plain run would end at every source that is not the next block: one
+ * kcopyd job a block).
  *
  * A replica without a home on a replaced member maps no block
  * (ew_member_stale_all gave them up: eager writing scattered them, and
@@ -127,13 +131,21 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * back to its first block: the scan finds again what is still stale.
  */
 
-/* The run of the fill's batch that may grow on member disk, or NULL. */
-static struct ew_rb_run *ew_rb_open(struct list_head *batch, u32 disk)
+/*
+ * The run of the fill's batch that may grow on member disk with a block
+ * to its home (to_home) or to a free block, or NULL.  The two kinds are
+ * kept apart: on ddm a rebuilding member holds the homes of half its
+ * pair's blocks and the eager replicas of the other half, which come
+ * alternately in the scan's logical order, so a single open run would
+ * end at every block.
+ */
+static struct ew_rb_run *ew_rb_open(struct list_head *batch, u32 disk,
+				    bool to_home)
 {
 	struct ew_rb_run *run, *open = NULL;
 
 	list_for_each_entry(run, batch, list)
-		if (run->dst_disk == disk)
+		if (run->dst_disk == disk && run->to_home == to_home)
 			open = run;
 	return open;
 }
@@ -186,11 +198,12 @@ static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
 /*
  * Adds stale replica r of lblock, on rebuilding member rep[r].disk, to a
  * run of batch (growing the open one or taking an idle one).  The caller
- * checked that an idle run, journal room and in-flight room are there.
- * Returns false when the block cannot be copied now (no free block on
- * the member, or may_yield and it would start a run on a member busy
- * with foreground I/O that has its share: see "Rebuild runs"): the scan
- * stops there.  a->lock held.
+ * checked that journal room and in-flight room are there, and an idle
+ * run for each replica of a block with more than one to copy.  Returns
+ * false when the block cannot be copied now (no free block on the
+ * member, no idle run for a new one, or may_yield and it would start a
+ * run on a member busy with foreground I/O that has its share: see
+ * "Rebuild runs"): the scan stops there.  a->lock held.
  */
 static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		      u64 lblock, u32 r, const struct ew_replica *rep,
@@ -198,7 +211,8 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 {
 	u32 sdisk[EW_MAX_MIRRORS], disk = rep[r].disk;
 	u64 sblock[EW_MAX_MIRRORS];
-	struct ew_rb_run *run = ew_rb_open(batch, disk);
+	struct ew_rb_run *run = ew_rb_open(batch, disk,
+					   home[r] != EW_MAP_NONE);
 	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
 	struct ew_choice ch;
 	bool fresh, grow, busy, next;
@@ -251,6 +265,9 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	     (ew_rb_fg_busy(a, disk, now) &&
 	      a->m[disk].rb_runs >= EW_RB_FG_RUNS)))
 		return false;
+	/* every run in flight: this one must wait (see ew_resync_fill) */
+	if (!grow && list_empty(&a->rb_idle))
+		return false;
 	if (fresh && ew_freemap_alloc(&a->m[disk].fm, dst))
 		return false;
 	if (fresh)
@@ -265,7 +282,7 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		run->dst = dst;
 		run->r = (u8)r;
 		run->to_home = home[r] != EW_MAP_NONE;
-		run->gather = !run->to_home && a->rb_pages_free;
+		run->gather = a->rb_pages_free > 0;
 		run->epoch = ew_epoch_enter(a);
 		a->rb_inflight++;
 		a->m[disk].rb_runs++;
@@ -643,11 +660,19 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
 		}
 		nr = hweight8(runs);
 		nd = hweight8(dly);
-		/* the whole block or none of it */
+		/*
+		 * The whole block or none of it.  A block with one replica to
+		 * copy may grow a run of the batch with every run in flight
+		 * (ew_rb_add stops the scan when it needs a new one): checked
+		 * here, a full set of runs let each pass start one run and
+		 * end, so that once EW_RB_RUNS short runs were in flight (a
+		 * throttled or yielding rebuild) every later run was a block
+		 * long.
+		 */
 		if (stop || (nd && a->delay_used + nd > cap) ||
-		    (nr && (a->rb_inflight + nr > EW_RB_RUNS ||
-			    a->rb_sectors + nr * a->block_sectors >
-			    EW_RB_INFLIGHT_SECTORS)))
+		    (nr && a->rb_sectors + nr * a->block_sectors >
+		     EW_RB_INFLIGHT_SECTORS) ||
+		    (nr > 1 && a->rb_inflight + nr > EW_RB_RUNS))
 			break;
 		if (nr && !ew_md_room(a->md, nr)) {
 			ew_kick_commit(a);
