@@ -270,7 +270,9 @@ check "missing: the table has A as metadata, no metadata_mirror" \
 	table_is ewm "$(devno "$M")" none
 check "missing: one copy (A)" copies_are ewm A
 check "missing: no acknowledged write lost" gen_verify ewm
-dmsetup remove ewm
+check "missing: removed" dmsetup remove ewm
+check "missing: A is now metadata of one copy" \
+	eval '[ "$(ewctl examine --json "$M" | jq -r ".[0].copies")" = 1 ] && ! ewctl examine "$M" | grep -q "metadata copy:"'
 dmsetup remove ewmm
 
 check "kernel log clean" klog_clean
