@@ -249,8 +249,16 @@ ewfault_members() {
 # or another block's data.  The blocks are the first GEN_BLOCKS of the
 # device; each write is fdatasync'ed before it is acknowledged.
 GEN_BLOCKS=${GEN_BLOCKS:-256}
+# ewprobe --force writes a regular file where DEV is missing (and verifies
+# it), which would pass for the array and then make dmsetup create fail.
+gen_dev() {
+	[ -b "/dev/mapper/$1" ] && return 0
+	note "/dev/mapper/$1 is not a block device"
+	return 1
+}
 gen_write() {	# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log
 	local dev=$1 n=$2
+	gen_dev "$dev" || return 1
 	rm -f "/tmp/gen-$dev.log"
 	# shellcheck disable=SC2086 # the seed, when given, is two words
 	ewprobe write --log "/tmp/gen-$dev.log" --count "$n" \
@@ -261,6 +269,7 @@ gen_write() {	# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log
 }
 gen_verify() {	# gen_verify DEV: every acknowledged write there, none older
 	local dev=$1
+	gen_dev "$dev" || return 1
 	ewprobe verify --log "/tmp/gen-$dev.log" "/dev/mapper/$dev" \
 		>/tmp/gen-v.out 2>&1 && grep -q '^result: OK' /tmp/gen-v.out &&
 		return 0

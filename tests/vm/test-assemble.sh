@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-run: --disks 10 --disk-size 64M --meta-size 16M --timeout 600
+# vm-run: --disks 11 --disk-size 64M --meta-size 16M --timeout 600
 #
 # Finding and assembling arrays (issue 17, items 3 and 4): ewctl examine
 # reads member labels and superblocks; ewctl assemble orders members
@@ -7,6 +7,11 @@
 # array, a member found twice, an incomplete set (unless --degraded) and
 # leaves nothing created when it refuses; /etc/eagerwrite.conf and
 # --scan; ewctl status (text and --json) names the status fields.
+# Mirrored metadata (metadata_mirror) on the real target: examine names
+# each copy, assemble puts copy 0 first and copy 1 in metadata_mirror
+# whatever the order given, refuses a missing copy unless --degraded, and
+# includes a copy the target marked stale at run time, which the target
+# then resynchronises; generation-checked data verifies each time.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
 export DM_DISABLE_UDEV=1
@@ -24,6 +29,7 @@ A=("${D[0]}" "${D[1]}" "${D[2]}" "${D[3]}")	# array A (ew), metadata $M
 B=("${D[4]}" "${D[5]}" "${D[6]}" "${D[7]}")	# array B (raid10), metadata $MB
 MB=${D[8]}
 X=${D[9]}					# scratch
+MMD=${D[10]}					# under copy 1 of mirrored metadata
 wipe_array "$M" "${A[@]}" && wipe_array "$MB" "${B[@]}" "$X"
 klog_mark
 out=/tmp/out err=/tmp/err
@@ -157,6 +163,117 @@ check "assemble --degraded: the table has '-' at member 2" \
 check "assemble --degraded: the data is read back from the other replicas" \
 	eval '[ "$(dd if=/dev/mapper/ewa bs=1M count=4 iflag=direct status=none | sha256sum)" = "$sum" ]'
 dmsetup remove ewa
+
+# --- mirrored metadata (metadata_mirror) --------------------------------------
+# A's members again, a new array whose metadata is on $M (copy 0) and on
+# $MM (copy 1), a dm-linear over $MMD that is switched to the error
+# target to fail copy 1 while the array runs.  Order: both copies, a
+# stale copy, then a missing one (--degraded writes copy 0 as metadata
+# of one copy, so the copies disagree on the count after it).
+MMSZ=$(blockdev --getsz "$MMD")
+MM=/dev/mapper/ewmm
+mm_table() {	# mm_table linear|error: what is under copy 1
+	if [ "$1" = linear ]; then echo "0 $MMSZ linear $MMD 0"; else echo "0 $MMSZ error"; fi
+}
+mm_switch() { dmsetup suspend ewmm && dmsetup load ewmm --table "$(mm_table "$1")" && dmsetup resume ewmm; }
+# the table's metadata device and its metadata_mirror (or "none")
+meta_of() { dmsetup table "$1" | awk '{
+	for (i = 1; i <= NF; i++) if ($i == "eagerwrite") break
+	print $(i + 3 + $(i + 2)) }'; }
+mirror_of() { dmsetup table "$1" | awk '{
+	m = "none"; for (i = 1; i < NF; i++) if ($i == "metadata_mirror" && $(i - 1) == 2) m = $(i + 1)
+	print m }'; }
+copies_are() {	# copies_are DEV WANT: status field 32 (metadata copies)
+	[ "$(status_field "$1" 32)" = "$2" ] && return 0
+	note "metadata copies: $(status_field "$1" 32), want $2"
+	return 1
+}
+copies_become() {	# copies_become DEV WANT SECONDS: field 32 reaches WANT
+	local _
+	for _ in $(seq $(($3 * 4))); do
+		[ "$(status_field "$1" 32)" = "$2" ] && return 0
+		sleep 0.25
+	done
+	copies_are "$1" "$2"
+}
+table_is() {	# table_is DEV META MIRROR: the metadata device and mirror
+	local m r
+	m=$(meta_of "$1") r=$(mirror_of "$1")
+	[ "$m" = "$2" ] && [ "$r" = "$3" ] && return 0
+	note "metadata $m mirror $r, want $2 and $3: $(dmsetup table "$1")"
+	return 1
+}
+ex_copy() {	# ex_copy DEV TEXT: ewctl examine DEV has "metadata copy: TEXT"
+	ewctl examine "$1" >"$out" && grep -qF "metadata copy: $2" "$out" &&
+		[ "$(ewctl examine --json "$1" | jq -r '.[0].uuid')" = "$uuidm" ] && return 0
+	sed 's/^/#   /' "$out"
+	return 1
+}
+sb_gen() { ewctl examine --json "$1" | jq -r '.[0].generation'; }
+dmsetup create ewmm --table "$(mm_table linear)"
+wipe_array "$M" "${A[@]}" && dd if=/dev/zero of="$MM" bs=4096 count=2 conv=fsync status=none
+TM=$(ewctl table --layout ew --sync 2 --metadata "$M" --metadata-mirror "$MM" "${A[@]}")
+check "mirror: create with --metadata-mirror" dmsetup create ewm --table "$TM"
+check "mirror: both copies written (AA)" copies_are ewm AA
+check "mirror: generation-checked writes" gen_write ewm 400 1
+check "mirror: removed" dmsetup remove ewm
+uuidm=$(ewctl examine --json "$M" | jq -r '.[0].uuid')
+check "mirror: a new array (UUID not A's)" \
+	eval '[ -n "$uuidm" ] && [ "$uuidm" != null ] && [ "$uuidm" != "$uuid" ]'
+check "mirror: examine A says copy 0 of 2, none stale" \
+	ex_copy "$M" "copy 0 of 2 (metadata_mirror), stale: none"
+check "mirror: examine B says copy 1 of 2, none stale" \
+	ex_copy "$MM" "copy 1 of 2 (metadata_mirror), stale: none"
+check "mirror: assemble, B before A, members shuffled; no copy named older" \
+	eval 'run 0 ewctl assemble ewm "$MM" "${A[2]}" "${A[0]}" "$M" "${A[3]}" "${A[1]}" && grep -q "metadata on 2 copies" "$out" && ! grep -q "metadata copy" "$err"'
+check "mirror: the table has A as metadata, 2 metadata_mirror B" \
+	table_is ewm "$(devno "$M")" "$(devno "$MM")"
+check "mirror: the table lists the members in index order" \
+	eval '[ "$(members_of ewm)" = "$want" ] || { note "got $(members_of ewm), want $want"; false; }'
+check "mirror: both copies live (AA)" copies_are ewm AA
+check "mirror: no acknowledged write lost" gen_verify ewm
+
+# copy 1 fails at run time: marked stale by copy 0, then back
+klog_mark
+mm_switch error
+check "stale: writes go on after copy 1 fails" gen_write ewm 300 2
+check "stale: the kernel marked copy 1 stale" klog_has "no longer written, marked stale"
+check "stale: status says copy 1 stale (AD)" copies_are ewm AD
+check "stale: removed" dmsetup remove ewm
+mm_switch linear
+check "stale: examine A says copy 1 stale" \
+	ex_copy "$M" "copy 0 of 2 (metadata_mirror), stale: copy 1"
+check "stale: B is older than A" eval '[ "$(sb_gen "$MM")" -lt "$(sb_gen "$M")" ]'
+klog_mark
+check "stale: assemble includes B and names it stale" \
+	eval 'run 0 ewctl assemble ewm "$MM" "${A[@]}" "$M" && grep -qF "metadata copy 1 ($MM) is marked stale" "$err"'
+check "stale: the table has A as metadata, 2 metadata_mirror B" \
+	table_is ewm "$(devno "$M")" "$(devno "$MM")"
+check "stale: the target resynchronised B (AA), said so" \
+	eval 'copies_become ewm AA 10 && klog_has "repaired from copy 0"'
+check "stale: no acknowledged write lost" gen_verify ewm
+check "stale: removed" dmsetup remove ewm
+check "stale: examine A and B: in sync again, none stale" \
+	eval 'ex_copy "$M" "copy 0 of 2 (metadata_mirror), stale: none" && ex_copy "$MM" "copy 1 of 2 (metadata_mirror), stale: none" && [ "$(sb_gen "$MM")" = "$(sb_gen "$M")" ]'
+
+# a copy missing
+check "missing: B not given: refused (1), nothing created" \
+	eval 'run 1 ewctl assemble ewm "${A[@]}" "$M" && grep -q "metadata copy 1 of 2 not found" "$err" && gone ewm'
+check "missing: A not given: refused (1), nothing created" \
+	eval 'run 1 ewctl assemble ewm "${A[@]}" "$MM" && grep -q "metadata copy 0 of 2 not found" "$err" && gone ewm'
+dd if=/dev/zero of="$MM" bs=4096 count=2 conv=fsync status=none
+check "missing: B zeroed, scan by UUID: refused (1), nothing created" \
+	eval 'run 1 ewctl assemble --uuid "$uuidm" ewm && grep -q "metadata copy 1 of 2 not found" "$err" && gone ewm'
+check "missing: --degraded assembles from A alone" \
+	eval 'run 0 ewctl assemble --degraded ewm "${A[@]}" "$M" && grep -q "copy 1 not found: assembling from copy 0" "$err"'
+check "missing: the table has A as metadata, no metadata_mirror" \
+	table_is ewm "$(devno "$M")" none
+check "missing: one copy (A)" copies_are ewm A
+check "missing: no acknowledged write lost" gen_verify ewm
+check "missing: removed" dmsetup remove ewm
+check "missing: A is now metadata of one copy" \
+	eval '[ "$(ewctl examine --json "$M" | jq -r ".[0].copies")" = 1 ] && ! ewctl examine "$M" | grep -q "metadata copy:"'
+dmsetup remove ewmm
 
 check "kernel log clean" klog_clean
 finish
