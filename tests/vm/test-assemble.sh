@@ -256,6 +256,11 @@ check "stale: removed" dmsetup remove ewm
 check "stale: examine A and B: in sync again, none stale" \
 	eval 'ex_copy "$M" "copy 0 of 2 (metadata_mirror), stale: none" && ex_copy "$MM" "copy 1 of 2 (metadata_mirror), stale: none" && [ "$(sb_gen "$MM")" = "$(sb_gen "$M")" ]'
 
+# a scan of /proc/partitions sees copy 1 on $MMD and on ewmm over it:
+# the device something holds is seen through its holder, not twice
+check "scan: copy 1 under a dm-linear is found once, through it" \
+	eval 'run 0 ewctl assemble --dry-run --json --uuid "$uuidm" ewm && ! grep -q "found twice" "$err" && [ "$(devno "$(jq -r .metadata_mirror "$out")")" = "$(devno "$MM")" ]'
+
 # a copy missing
 check "missing: B not given: refused (1), nothing created" \
 	eval 'run 1 ewctl assemble ewm "${A[@]}" "$M" && grep -q "metadata copy 1 of 2 not found" "$err" && gone ewm'

@@ -5,8 +5,10 @@
  * core's headers: <sys/stat.h> pulls in <linux/types.h>, whose __le64
  * clashes with ew_kerncompat.h's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,29 @@ int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len)
 	return err;
 }
 
+/*
+ * Does something sit on block device NAME (a /proc/partitions name): a
+ * device-mapper or md device over it (/sys/class/block/NAME/holders)?
+ * Such a device is seen through what holds it, and a label read on both
+ * would count twice.
+ */
+static bool dev_held(const char *name)
+{
+	char path[256];
+	struct dirent *e;
+	bool held = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/holders", name);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!held && (e = readdir(d)))
+		held = e->d_name[0] != '.';
+	closedir(d);
+	return held;
+}
+
 int ewctl_dev_list(char ***paths, unsigned int *nr)
 {
 	FILE *f = fopen("/proc/partitions", "r");
@@ -100,6 +125,8 @@ int ewctl_dev_list(char ***paths, unsigned int *nr)
 		if (sscanf(line, " %u %u %llu %127s", &maj, &min, &blocks,
 			   name) != 4 || blocks < 8)
 			continue;	/* the header, extended partitions */
+		if (dev_held(name))
+			continue;	/* seen through its holder */
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv)
 			goto nomem;

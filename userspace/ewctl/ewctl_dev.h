@@ -26,7 +26,9 @@ int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len);
 
 /*
  * Every block device the kernel lists (/proc/partitions) as /dev/NAME,
- * in the kernel's order.  0 or -errno; free with ewctl_dev_list_free().
+ * in the kernel's order, except those something holds (a device-mapper
+ * or md device over them, /sys/class/block/NAME/holders): they are seen
+ * through their holder.  0 or -errno; free with ewctl_dev_list_free().
  */
 int ewctl_dev_list(char ***paths, unsigned int *nr);
 void ewctl_dev_list_free(char **paths, unsigned int nr);
