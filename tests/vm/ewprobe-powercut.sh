@@ -209,6 +209,14 @@ if [ "${1-}" = --guest ]; then
 	fi
 	blocks=$(( $(blockdev --getsz "$dev") / 8 ))
 	[ "$blocks" -gt $MAX_BLOCKS ] && blocks=$MAX_BLOCKS
+	if [ "$wcfg" = raw ] && [ "$wlie" = 0 ]; then
+		# a raw member is not formatted between cuts: what an earlier
+		# cut left there (an @lie control's torn writes) would be
+		# foreign to this run's scan.  Zeros, flushed, in the region.
+		dd if=/dev/zero of="$dev" bs=4096 count="$blocks" oflag=direct \
+			conv=notrunc,fsync status=none ||
+			{ notok "$name: zero the raw region"; exit 1; }
+	fi
 	echo "# $name: ewprobe write on $dev ($blocks blocks) for ${wdelay}s, then the power cut"
 	ewprobe write --log "$EW_CHANNEL" --seconds 3600 --blocks "$blocks" --force "$dev" &
 	sleep "$wdelay"
