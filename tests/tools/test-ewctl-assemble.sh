@@ -163,13 +163,32 @@ if plan 1 "${ss[@]}" "$tmp/s-c1" &&
 		grep -q "metadata copy 0 of 2 not found (--degraded assembles it from copy 1, $tmp/s-c1, alone, without metadata_mirror)" <<<"$err"; then
 	ok "assemble: a metadata copy not found is refused"
 else nok "assemble: a metadata copy not found is refused" "$out" "$err"; fi
-if run 0 "$ewctl" assemble --dry-run --json --degraded vol "${ss[@]}" "$tmp/s-c1" &&
+# copy 1 alone, not marking copy 0 stale: copy 0 may have gone on alone
+if run 1 "$ewctl" assemble --dry-run --json --degraded vol "${ss[@]}" "$tmp/s-c1" &&
+		[ -z "$out" ] &&
+		grep -q "metadata copy 0 of 2 not found, and copy 1 ($tmp/s-c1, generation 2) does not mark it stale: copy 0 may be the newer one (it may have gone on alone); --degraded --force assembles from copy 1 anyway" <<<"$err"; then
+	ok "assemble --degraded: a copy alone that does not mark the missing one stale is refused"
+else nok "assemble --degraded: a copy alone that does not mark the missing one stale is refused" "$out" "$err"; fi
+if run 0 "$ewctl" assemble --dry-run --json --degraded --force vol "${ss[@]}" "$tmp/s-c1" &&
 		[ "$(jq -r .metadata <<<"$out")" = "$tmp/s-c1" ] &&
 		[ "$(jq -c '[has("metadata_mirror"), .metadata_mirror]' <<<"$out")" = '[true,null]' ] &&
 		jq -r .table <<<"$out" | grep -q " $tmp/s-c1 4 ${ss[*]} 0\$" &&
-		grep -q "metadata copy 0 not found: assembling from copy 1 ($tmp/s-c1, generation 2) alone, without metadata_mirror" <<<"$err"; then
-	ok "assemble --degraded: the copy found alone, without the feature, said on stderr"
-else nok "assemble --degraded: the copy found alone, without the feature, said on stderr" "$out" "$err"; fi
+		grep -q "metadata copy 0 not found: assembling from copy 1 ($tmp/s-c1, generation 2) alone, without metadata_mirror (--force: it does not mark the missing copy stale)" <<<"$err"; then
+	ok "assemble --degraded --force: the copy found alone, without the feature, said on stderr"
+else nok "assemble --degraded --force: the copy found alone, without the feature, said on stderr" "$out" "$err"; fi
+if run 2 "$ewctl" assemble --dry-run --force vol "${ss[@]}" "$tmp/s-c1" &&
+		grep -q -- "--force goes with --degraded" <<<"$err" &&
+		run 2 "$ewctl" assemble --dry-run --scan --force --config /dev/null; then
+	ok "assemble: --force without --degraded, and with --scan, is a usage error"
+else nok "assemble: --force without --degraded, and with --scan, is a usage error" "$out" "$err"; fi
+# copy 1 marks copy 0 stale: it went on without it, --degraded suffices
+mkc s 4 1 --checkpoint-at 20 --stale 0 || { nok "debug-mkmeta rewrites copy 1 marking copy 0 stale"; exit 1; }
+if run 0 "$ewctl" assemble --dry-run --json --degraded vol "${ss[@]}" "$tmp/s-c1" &&
+		[ "$(jq -r .metadata <<<"$out")" = "$tmp/s-c1" ] &&
+		jq -r .table <<<"$out" | grep -q " $tmp/s-c1 4 ${ss[*]} 0\$" &&
+		grep -q "metadata copy 0 not found: assembling from copy 1 ($tmp/s-c1, generation 2) alone, without metadata_mirror;" <<<"$err"; then
+	ok "assemble --degraded: the copy found alone, marking the missing one stale, without --force"
+else nok "assemble --degraded: the copy found alone, marking the missing one stale, without --force" "$out" "$err"; fi
 
 cp "$tmp/m-c0" "$tmp/m-dup"
 if plan 1 "${mm[@]}" "$tmp/m-c0" "$tmp/m-c1" "$tmp/m-dup" &&
@@ -190,6 +209,40 @@ if plan 1 "${mm[@]}" "$tmp/m-c0" "$tmp/x-m" &&
 		grep -q "metadata devices of array $uuidm disagree on the copy count: $tmp/m-c0 says 2, $tmp/x-m says 1" <<<"$err"; then
 	ok "assemble: copies whose copies count disagrees are refused"
 else nok "assemble: copies whose copies count disagrees are refused" "$err"; fi
+# a --degraded assembly writes the copy it found as metadata of one copy
+# (y-m, generation 2, over mm's members): the mirrored copies left behind
+# (generation 1) are named and not used, as a scan at boot finds them
+for i in y-m y-c0 y-c1; do truncate -s 64M "$tmp/$i"; done
+"$ewctl" debug-mkmeta --layout ew --seed 3 --writes 50 --checkpoint-at 20 "$tmp/y-m" \
+	"${mm[@]}" >/dev/null || { nok "debug-mkmeta writes the degraded successor"; exit 1; }
+if plan 0 "$tmp/m-c1" "${mm[@]}" "$tmp/m-c0" "$tmp/y-m" &&
+		[ "$(jq -r .metadata <<<"$out")" = "$tmp/y-m" ] &&
+		[ "$(jq -r .metadata_mirror <<<"$out")" = null ] &&
+		jq -r .table <<<"$out" | grep -q " $tmp/y-m 4 ${mm[*]} 0\$" &&
+		grep -q "$tmp/m-c0: metadata of array $uuidm as 2 copies at generation 1, superseded: $tmp/y-m is generation 2 of 1 copy; not used" <<<"$err" &&
+		grep -q "$tmp/m-c1: metadata of array $uuidm as 2 copies at generation 1, superseded" <<<"$err"; then
+	ok "assemble: mirrored copies left behind by a --degraded assembly are superseded, not used"
+else nok "assemble: mirrored copies left behind by a --degraded assembly are superseded, not used" "$out" "$err"; fi
+# the other way: unmirrored metadata moved onto a mirrored pair (newer)
+cp "$tmp/y-m" "$tmp/y-old"
+"$ewctl" debug-mkmeta --layout ew --seed 3 --writes 50 --checkpoint-at 20 --copies 2 --copy 0 \
+	"$tmp/y-c0" "${mm[@]}" >/dev/null &&
+	"$ewctl" debug-mkmeta --layout ew --seed 3 --writes 50 --checkpoint-at 20 --copies 2 --copy 1 \
+	"$tmp/y-c1" "${mm[@]}" >/dev/null &&
+	"$ewctl" debug-mkmeta --layout ew --seed 3 --writes 50 "$tmp/y-old" "${mm[@]}" >/dev/null ||
+	{ nok "debug-mkmeta writes a pair and an older single copy"; exit 1; }
+if plan 0 "$tmp/y-old" "$tmp/y-c1" "${mm[@]}" "$tmp/y-c0" &&
+		[ "$(jq -r .metadata <<<"$out")" = "$tmp/y-c0" ] &&
+		[ "$(jq -r .metadata_mirror <<<"$out")" = "$tmp/y-c1" ] &&
+		grep -q "$tmp/y-old: metadata of array $uuidm as 1 copies at generation 1, superseded: $tmp/y-c[01] is generation 2 of 2 copies; not used" <<<"$err"; then
+	ok "assemble: an older single copy beside a newer mirrored pair is superseded, not used"
+else nok "assemble: an older single copy beside a newer mirrored pair is superseded, not used" "$out" "$err"; fi
+# superseded or not is the generation's call: the older pair alone is
+# still a pair (and the refusals above, at one generation, stand)
+if plan 0 "$tmp/m-c1" "${mm[@]}" "$tmp/m-c0" &&
+		[ "$(jq -r .metadata_mirror <<<"$out")" = "$tmp/m-c1" ]; then
+	ok "assemble: the older pair without its successor is assembled as a pair"
+else nok "assemble: the older pair without its successor is assembled as a pair" "$out" "$err"; fi
 cp "$tmp/a-m" "$tmp/a-m2"
 if plan 1 "${a[@]}" "$tmp/a-m" "$tmp/a-m2" &&
 		grep -q "two metadata devices carry array $uuid: $tmp/a-m and $tmp/a-m2 (its metadata is not mirrored)" <<<"$err"; then

@@ -9,7 +9,9 @@
 # --scan; ewctl status (text and --json) names the status fields.
 # Mirrored metadata (metadata_mirror) on the real target: examine names
 # each copy, assemble puts copy 0 first and copy 1 in metadata_mirror
-# whatever the order given, refuses a missing copy unless --degraded, and
+# whatever the order given, refuses a missing copy unless --degraded (and
+# --force when the copy found does not mark the missing one stale), takes
+# the newer copy alone over the older pair it superseded, and
 # includes a copy the target marked stale at run time, which the target
 # then resynchronises; generation-checked data verifies each time.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
@@ -266,11 +268,16 @@ check "missing: B not given: refused (1), nothing created" \
 	eval 'run 1 ewctl assemble ewm "${A[@]}" "$M" && grep -q "metadata copy 1 of 2 not found" "$err" && gone ewm'
 check "missing: A not given: refused (1), nothing created" \
 	eval 'run 1 ewctl assemble ewm "${A[@]}" "$MM" && grep -q "metadata copy 0 of 2 not found" "$err" && gone ewm'
+dd if="$MM" of=/tmp/mm-head bs=4096 count=2 status=none
 dd if=/dev/zero of="$MM" bs=4096 count=2 conv=fsync status=none
 check "missing: B zeroed, scan by UUID: refused (1), nothing created" \
 	eval 'run 1 ewctl assemble --uuid "$uuidm" ewm && grep -q "metadata copy 1 of 2 not found" "$err" && gone ewm'
-check "missing: --degraded assembles from A alone" \
-	eval 'run 0 ewctl assemble --degraded ewm "${A[@]}" "$M" && grep -q "copy 1 not found: assembling from copy 0" "$err"'
+# A and B were in sync: A does not mark B stale, so B may have gone on
+# alone since (A cannot tell): --degraded alone refuses, --force takes A
+check "missing: --degraded: A does not mark B stale: refused (1), nothing created" \
+	eval 'run 1 ewctl assemble --degraded ewm "${A[@]}" "$M" && grep -q "does not mark it stale: copy 1 may be the newer one" "$err" && gone ewm'
+check "missing: --degraded --force assembles from A alone" \
+	eval 'run 0 ewctl assemble --degraded --force ewm "${A[@]}" "$M" && grep -q "copy 1 not found: assembling from copy 0 .* (--force: it does not mark the missing copy stale)" "$err"'
 check "missing: the table has A as metadata, no metadata_mirror" \
 	table_is ewm "$(devno "$M")" none
 check "missing: one copy (A)" copies_are ewm A
@@ -278,6 +285,15 @@ check "missing: no acknowledged write lost" gen_verify ewm
 check "missing: removed" dmsetup remove ewm
 check "missing: A is now metadata of one copy" \
 	eval '[ "$(ewctl examine --json "$M" | jq -r ".[0].copies")" = 1 ] && ! ewctl examine "$M" | grep -q "metadata copy:"'
+# B comes back as it was (copy 1 of 2, older): a scan finds both, takes
+# A, names B superseded (before: "disagree on the copy count", refused)
+dd if=/tmp/mm-head of="$MM" bs=4096 count=2 conv=fsync status=none
+check "superseded: B back: assemble by UUID takes A alone, names B superseded" \
+	eval 'run 0 ewctl assemble --uuid "$uuidm" ewm && grep -q ": metadata of array $uuidm as 2 copies at generation [0-9]*, superseded: .* is generation [0-9]* of 1 copy; not used" "$err"'
+check "superseded: the table has A as metadata, no metadata_mirror" \
+	table_is ewm "$(devno "$M")" none
+check "superseded: no acknowledged write lost" gen_verify ewm
+check "superseded: removed" dmsetup remove ewm
 dmsetup remove ewmm
 
 check "kernel log clean" klog_clean

@@ -28,8 +28,8 @@ extern char **environ;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: ewctl assemble [--uuid UUID] [--degraded] [--dry-run] [--json]\n"
-"                      [--config FILE] NAME [DEV...]\n"
+"Usage: ewctl assemble [--uuid UUID] [--degraded [--force]] [--dry-run]\n"
+"                      [--json] [--config FILE] NAME [DEV...]\n"
 "       ewctl assemble --scan [--dry-run] [--config FILE]\n"
 "\n"
 "Finds the metadata device and the members of an array by their labels,\n"
@@ -42,7 +42,9 @@ static void usage(FILE *f)
 "metadata (metadata_mirror): both copies are found, copy 0 becomes the\n"
 "metadata device and copy 1 the mirror; the labels are checked against\n"
 "the newer copy and an older or stale copy is named (the target\n"
-"resynchronises it at load).\n"
+"resynchronises it at load).  A metadata device of the array with\n"
+"another copy count and an older generation (left behind when a\n"
+"--degraded assembly changed the copy set) is named and not used.\n"
 "\n"
 "  --uuid UUID     the array; default: the UUID of NAME in the config\n"
 "                  file, else the only array found\n"
@@ -51,7 +53,12 @@ static void usage(FILE *f)
 "                  superblock marks failed are '-' either way.  A\n"
 "                  metadata copy not found: the table names the other\n"
 "                  alone, without metadata_mirror (the target then\n"
-"                  keeps it as metadata of one copy).\n"
+"                  keeps it as metadata of one copy), if that copy marks\n"
+"                  the missing one stale (it went on without it).\n"
+"  --force         with --degraded: assemble from the metadata copy found\n"
+"                  even if it does not mark the missing copy stale; the\n"
+"                  missing copy may be newer (it may have gone on alone,\n"
+"                  and then every write since is lost).\n"
 "  --dry-run       print the table line, create nothing\n"
 "  --json          print {\"name\", \"uuid\", \"table\", \"metadata\",\n"
 "                  \"metadata_mirror\", \"members\", \"missing\", ...}\n"
@@ -227,11 +234,15 @@ struct plan {
  * target's copy index is the table position (it rewrites a superblock
  * whose meta_copy differs) and the source's stale bits are read by that
  * position; a missing copy cannot be "-" (dm_get_device() would fail), so
- * --degraded leaves the feature out and names the copy there is.  The
+ * --degraded leaves the feature out and names the copy there is.  A
+ * copy found alone may be the older one (the other went on without it,
+ * marking it stale where this one cannot see): it is taken only if its
+ * superblock marks the missing copy stale, or with --force.  The
  * superblock is the newest valid copy's (highest generation, copy 0 of
  * equals), as the target picks it.  0, or -1 after printing why.
  */
-static int plan_copies(struct plan *pl, const char *us, bool degraded)
+static int plan_copies(struct plan *pl, const char *us, bool degraded,
+		       bool force)
 {
 	const struct ewctl_probe *p;
 	u32 c, missing = 0;
@@ -258,6 +269,12 @@ static int plan_copies(struct plan *pl, const char *us, bool degraded)
 			ewctl_prog, us, !c, c, pl->src->path);
 		return -1;
 	}
+	if (missing && !(pl->src->sb.meta_stale & (1U << !c)) && !force) {
+		fprintf(stderr, "%s: array %s: metadata copy %u of 2 not found, and copy %u (%s, generation %llu) does not mark it stale: copy %u may be the newer one (it may have gone on alone); --degraded --force assembles from copy %u anyway\n",
+			ewctl_prog, us, !c, c, pl->src->path,
+			(unsigned long long)pl->src->sb.generation, !c, c);
+		return -1;
+	}
 	if (missing) {
 		pl->meta = pl->src->path;
 		return 0;
@@ -276,9 +293,11 @@ static void plan_copies_note(const struct plan *pl, const char *us)
 	if (pl->copies < 2)
 		return;
 	if (!pl->mirror) {
-		fprintf(stderr, "%s: array %s: metadata copy %u not found: assembling from copy %u (%s, generation %llu) alone, without metadata_mirror; the target writes it as metadata of one copy from then on (ewctl table --metadata-mirror builds the table that mirrors it again)\n",
+		fprintf(stderr, "%s: array %s: metadata copy %u not found: assembling from copy %u (%s, generation %llu) alone, without metadata_mirror%s; the target writes it as metadata of one copy from then on (ewctl table --metadata-mirror builds the table that mirrors it again)\n",
 			ewctl_prog, us, !sb->meta_copy, sb->meta_copy,
-			pl->src->path, (unsigned long long)sb->generation);
+			pl->src->path, (unsigned long long)sb->generation,
+			sb->meta_stale & (1U << !sb->meta_copy) ? "" :
+			" (--force: it does not mark the missing copy stale)");
 		return;
 	}
 	for (c = 0; c < pl->copies; c++) {
@@ -300,10 +319,10 @@ static void plan_copies_note(const struct plan *pl, const char *us)
  * printing why (nothing is created).
  */
 static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
-		      struct plan *pl)
+		      bool force, struct plan *pl)
 {
 	const struct ew_meta_sb *sb;
-	const struct ewctl_probe *first = NULL;
+	const struct ewctl_probe *first = NULL, *newest = NULL;
 	struct ew_table_args t;
 	char us[40], line[8192];
 	const char *why;
@@ -332,15 +351,44 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 			bad = 1;
 			continue;
 		}
-		if (p->kind != EWCTL_KIND_META || memcmp(u, uuid, EW_META_UUID_SIZE))
+		if (p->kind == EWCTL_KIND_META && !memcmp(u, uuid, EW_META_UUID_SIZE) &&
+		    (!newest || p->sb.generation > newest->sb.generation))
+			newest = p;
+	}
+	if (bad)
+		return -1;
+	/*
+	 * The newest superblock's copy count is the array's: a device with
+	 * another count and an older generation was left behind when the
+	 * copy set changed (a --degraded assembly wrote the copy it found as
+	 * metadata of one copy, and went on), so it is named and not used.
+	 * Another count at the newest generation cannot be told apart.
+	 */
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+
+		if (p->kind != EWCTL_KIND_META ||
+		    memcmp(p->sb.uuid, uuid, EW_META_UUID_SIZE))
 			continue;
+		if (ewctl_sb_copies(&p->sb) != ewctl_sb_copies(&newest->sb) &&
+		    p->sb.generation < newest->sb.generation) {
+			fprintf(stderr, "%s: %s: metadata of array %s as %u copies at generation %llu, superseded: %s is generation %llu of %u %s; not used (zero its first 8 KiB to reuse the device)\n",
+				ewctl_prog, p->path, us, ewctl_sb_copies(&p->sb),
+				(unsigned long long)p->sb.generation,
+				newest->path,
+				(unsigned long long)newest->sb.generation,
+				ewctl_sb_copies(&newest->sb),
+				ewctl_sb_copies(&newest->sb) == 1 ? "copy" : "copies");
+			continue;
+		}
 		if (!first) {
 			first = p;
 			pl->copies = ewctl_sb_copies(&p->sb);
 		} else if (ewctl_sb_copies(&p->sb) != pl->copies) {
-			fprintf(stderr, "%s: metadata devices of array %s disagree on the copy count: %s says %u, %s says %u\n",
+			fprintf(stderr, "%s: metadata devices of array %s disagree on the copy count: %s says %u, %s says %u, at generation %llu\n",
 				ewctl_prog, us, first->path, pl->copies, p->path,
-				ewctl_sb_copies(&p->sb));
+				ewctl_sb_copies(&p->sb),
+				(unsigned long long)newest->sb.generation);
 			return -1;
 		} else if (pl->copies == 1) {
 			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s (its metadata is not mirrored)\n",
@@ -356,14 +404,12 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 		}
 		pl->copy[p->sb.meta_copy] = p;
 	}
-	if (bad)
-		return -1;
 	if (!first) {
 		fprintf(stderr, "%s: no metadata device of array %s found\n",
 			ewctl_prog, us);
 		return -1;
 	}
-	if (plan_copies(pl, us, degraded))
+	if (plan_copies(pl, us, degraded, force))
 		return -1;
 	sb = &pl->src->sb;
 	for (m = 0; m < sb->nr_disks && m < EW_MAX_DISKS; m++) {
@@ -499,7 +545,8 @@ static void print_plan(const char *name, const u8 *uuid,
 
 /* Plans and (unless dry) creates one array; EWCTL_OK or EWCTL_FAIL. */
 static int assemble_one(const struct scan *s, const char *name,
-			const u8 *uuid, bool degraded, bool dry, bool json)
+			const u8 *uuid, bool degraded, bool force, bool dry,
+			bool json)
 {
 	static struct plan pl;
 	char *argv[] = { "dmsetup", "create", (char *)name, "--table",
@@ -507,7 +554,7 @@ static int assemble_one(const struct scan *s, const char *name,
 	char us[40];
 	int rc;
 
-	if (plan_array(s, uuid, degraded, &pl))
+	if (plan_array(s, uuid, degraded, force, &pl))
 		return EWCTL_FAIL;
 	if (dry) {
 		print_plan(name, uuid, &pl, json);
@@ -571,6 +618,7 @@ int ewctl_assemble(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "uuid", required_argument, NULL, 'u' },
 		{ "degraded", no_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
@@ -580,6 +628,7 @@ int ewctl_assemble(int argc, char **argv)
 	};
 	const char *conf = EWCTL_CONF, *uuid_arg = NULL, *name;
 	bool degraded = false, dry = false, json = false, scan_all = false;
+	bool force = false;
 	bool conf_given = false;
 	struct conf_entry *ce = NULL;
 	unsigned int nce = 0, i, ndev;
@@ -596,6 +645,9 @@ int ewctl_assemble(int argc, char **argv)
 			break;
 		case 'd':
 			degraded = true;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'n':
 			dry = true;
@@ -622,9 +674,10 @@ int ewctl_assemble(int argc, char **argv)
 		fprintf(stderr, "%s: bad --uuid '%s'\n", ewctl_prog, uuid_arg);
 		return EWCTL_USAGE;
 	}
-	if (scan_all ? optind != argc || uuid_arg || degraded : optind >= argc) {
+	if (scan_all ? optind != argc || uuid_arg || degraded || force :
+		       optind >= argc) {
 		fprintf(stderr, scan_all ?
-			"%s: --scan takes no NAME, devices, --uuid or --degraded\n" :
+			"%s: --scan takes no NAME, devices, --uuid, --degraded or --force\n" :
 			"%s: assemble needs a NAME (or --scan)\n", ewctl_prog);
 		return EWCTL_USAGE;
 	}
@@ -661,7 +714,7 @@ int ewctl_assemble(int argc, char **argv)
 				continue;
 			}
 			if (assemble_one(&s, ce[i].name, ce[i].uuid, ce[i].degraded,
-					 dry, json) != EWCTL_OK) {
+					 false, dry, json) != EWCTL_OK) {
 				fprintf(stderr, "%s: %s (%s, %s:%u) not assembled\n",
 					ewctl_prog, ce[i].name, ce[i].uuid_str,
 					conf, ce[i].line);
@@ -684,7 +737,12 @@ int ewctl_assemble(int argc, char **argv)
 			goto out;
 		}
 	}
-	rc = assemble_one(&s, name, uuid, degraded, dry, json);
+	if (force && !degraded) {
+		fprintf(stderr, "%s: --force goes with --degraded\n", ewctl_prog);
+		rc = EWCTL_USAGE;
+		goto out;
+	}
+	rc = assemble_one(&s, name, uuid, degraded, force, dry, json);
 out:
 	free(s.p);
 	ewctl_dev_list_free(devs, devs ? ndev : 0);
