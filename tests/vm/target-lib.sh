@@ -34,7 +34,7 @@ klog_mark() { klog_from=$(dmesg | wc -l); }
 klog_clean() {
 	local bad
 	bad=$(dmesg | tail -n +$((klog_from + 1)) |
-		grep -E 'WARNING|BUG|Oops|hung task|lockdep|Call Trace|general protection')
+		grep -E 'WARNING|BUG|Oops|hung task|possible (circular|recursive) locking|inconsistent lock state|lock inversion|suspicious RCU usage|Call Trace|general protection')
 	[ -z "$bad" ] && return 0
 	printf '%s\n' "$bad" | sed 's/^/#   /'
 	return 1
