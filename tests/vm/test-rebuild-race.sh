@@ -46,15 +46,18 @@
 # done (ew_next_copy drops it), and nothing writes the block again:
 #  1. block 16 (chunk 1: members 1 and 3) gets X; assembled with member
 #     1 missing, the rebuild paused, the spare in its place; member 3
-#     delays reads and the spare writes by 2 s each;
+#     delays reads by 4 s and the spare writes by 3 s;
 #  2. the scan resumes and passes: the run copying X (read from member 3,
-#     written to the spare) is the one run in flight, for about 4 s;
+#     written to the spare) is the one run in flight, for about 7 s;
 #  3. meanwhile blocks 17-28 are written (their delayed replicas to the
-#     spare: three batches of EW_COPIES_PER_DISK (4) at 2 s each), then
+#     spare: three batches of EW_COPIES_PER_DISK (4) at 3 s each), then
 #     Y into block 16, acknowledged at once (member 3 only); its delayed
-#     replica waits behind the twelve for about 6 s, and the run
+#     replica waits behind the twelve for about 9 s, and the run
 #     completes before it starts (checked: the run still in flight, in
-#     status field 8 less the pages of field 29, when Y is acknowledged);
+#     status field 8 less the pages of field 29, when Y is acknowledged).
+#     The writes of 17-28 and Y must fit in the run's 7 s: with 2 s and
+#     2 s (a 4 s run) the debug kernel beside a CI run did not (the run
+#     was over when Y was acknowledged);
 #  4. the rebuild completes; assembled with member 3 missing, block 16 is
 #     read from the rebuilt member alone and must be Y (X: the stale copy
 #     made current), blocks 17-28 their data; control: X written again
@@ -170,10 +173,10 @@ last_write_race() {
 	check "$n: assembled with member 1 missing" \
 		dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
 	check "$n: rebuild paused" dmsetup message $DEV 0 rebuild pause
-	check "$n: member 3 delays reads by 2 s" sh -c \
-		"dmsetup reload ewm3 --table '0 $SZ delay ${D[3]} 0 2000 ${D[3]} 0 0' && dmsetup resume ewm3"
-	check "$n: the spare delays writes by 2 s" sh -c \
-		"dmsetup reload ewsp --table '0 $SZ delay ${D[4]} 0 0 ${D[4]} 0 2000' && dmsetup resume ewsp"
+	check "$n: member 3 delays reads by 4 s" sh -c \
+		"dmsetup reload ewm3 --table '0 $SZ delay ${D[3]} 0 4000 ${D[3]} 0 0' && dmsetup resume ewm3"
+	check "$n: the spare delays writes by 3 s" sh -c \
+		"dmsetup reload ewsp --table '0 $SZ delay ${D[4]} 0 0 ${D[4]} 0 3000' && dmsetup resume ewsp"
 	check "$n: the spare replaces member 1" sh -c \
 		"dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
 	check "$n: member 1 rebuilding (R), the scan paused" \
