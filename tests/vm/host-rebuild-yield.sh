@@ -52,6 +52,7 @@ if [ -n "$from" ] && [ $# -ne 1 ]; then
 	exit 2
 fi
 fails=0
+mkdir -p "$top/build" || exit 1
 if [ -z "$from" ] && ! make -s -C "$top/tests/hddsim" >"$top/build/hddsim-make.log" 2>&1; then
 	cat "$top/build/hddsim-make.log"
 	echo "not ok - rebuild-yield: build tests/hddsim/hddsim.ko"
