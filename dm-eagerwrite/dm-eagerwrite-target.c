@@ -932,7 +932,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		states[a->nr] = '\0';
 		repairs = a->repairs;
 		lost = a->nr_lost;
-		rb_done = a->rb_active ? a->resync_next : 0;
+		rb_done = a->rb_active ? ew_resync_done(a) : 0;
 		rb_total = a->rb_active ? a->map.nr_blocks : 0;
 		rb_state = !a->rb_active ? "idle" :
 			a->rb_paused ? "paused" : "running";
@@ -944,7 +944,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		ew_md_mcopies(a->md, &mc_nr, &mc_live, &mc_repairs);
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
-		resync = a->resync_next;
+		resync = ew_resync_done(a);
 		spin_unlock_irqrestore(&a->lock, flags);
 		/* metadata copies: A written, D stale (no longer written) */
 		for (i = 0; i < mc_nr && i < EW_META_MAX_COPIES; i++)

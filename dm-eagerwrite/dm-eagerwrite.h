@@ -211,6 +211,13 @@
 #define EW_RB_GAP_MAX		16
 #define EW_RB_SPAN_MAX		(4 * EW_RB_RUN_MAX)
 /*
+ * The rebuild's sort window (see "Rebuild runs"): the stale replicas of
+ * up to EW_RB_WIN logical blocks bound for free blocks of a replacement,
+ * taken in logical order and copied in the physical order of their
+ * sources (1 MiB of entries, allocated when a rebuild starts).
+ */
+#define EW_RB_WIN		65536
+/*
  * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
  * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
  * ago, a new run that reads or writes it starts only when fewer than
@@ -292,6 +299,17 @@ struct ew_member {
 	struct ew_rb_stat rbs;		/* the rebuild's I/O on it, a->lock */
 	u64 fg_done_ns;			/* its last foreground completion */
 	struct ew_probe probe;
+};
+
+/*
+ * An entry of the rebuild's sort window: logical block lblock, whose
+ * stale replicas on rebuilding members are copied from the source key
+ * names (its block << 8 | its member: the window sorts by source block
+ * first, so that every source member is swept at once).
+ */
+struct ew_rb_win_ent {
+	u64 key;
+	u64 lblock;
 };
 
 /* One read of a gathered rebuild run: dm-io's completion context. */
@@ -445,6 +463,15 @@ struct ew_array {
 	struct page **rb_pages;
 	u32 rb_pages_nr, rb_pages_free;
 	struct page *rb_gap_page;
+	/*
+	 * The sort window (see "Rebuild runs"): entries are filled and
+	 * sorted by the scan alone (prop_work: one at a time); the counts
+	 * change under a->lock.  Filled while !rb_win_sorted, then taken
+	 * from rb_win_pos to rb_win_n.
+	 */
+	struct ew_rb_win_ent *rb_win;
+	u32 rb_win_n, rb_win_pos;
+	bool rb_win_sorted;
 	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */
@@ -659,6 +686,7 @@ bool ew_other_replica(struct ew_array *a, u64 lblock, u32 disk,
 
 /* dm-eagerwrite-rebuild.c */
 bool ew_resync_fill(struct ew_array *a, bool *backoff);
+u64 ew_resync_done(struct ew_array *a);
 void ew_rebuild_work(struct work_struct *work);
 void ew_member_masks(struct ew_array *a, u64 *failed, u64 *rebuilding);
 void ew_member_state_sync(struct ew_array *a);

@@ -16,7 +16,10 @@
 # partner goes: every block reads back from the rebuilt member.  Before
 # the fix: 1 write a replica copied (not ok).
 # The kernel log's rebuild reads/writes lines must match the sectors the
-# members read and the replicas copied.
+# members read and the replicas copied, and on ew each source member must
+# be read in one sweep with no block read twice (its runs are formed in
+# the physical order of their sources: before, in logical order, they
+# read through each other's sources).
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -89,6 +92,23 @@ run_layout() {
 	check "$t: the log's blocks read ($rb) are what the members read ($r sectors)" test $((rb * 8)) -eq "$r"
 	check "$t: ... its gap blocks ($rg) besides, the replicas copied ($n)" test $((rb - rg)) -eq "$n"
 	check "$t: ... and member 1 got them, written ($wb)" test "${wb:-0}" -eq "$n"
+	# ew: the runs are formed in the physical order of their sources
+	# (the sort window, see Rebuild runs), so each source member is read
+	# in one sweep (no read behind the one before) and no block of it is
+	# read twice (blocks read <= the span swept).  Formed in logical
+	# order, runs read through each other's sources: blocks read twice.
+	if [ "$layout" = ew ]; then
+		sw=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'rebuild \(reads\|sweep\):' |
+			sed 's/^.*eagerwrite: //' | awk '
+			$4 == "reads:" { rd[$2] = $5 }
+			$4 == "sweep:" { split($6, b, "[-,]"); span[$2] = b[2] - b[1] + 1; back[$2] = $9 }
+			END { for (m in rd) printf "%s:%s/%s/%s ", m, rd[m], span[m], back[m] }')
+		note "$t: per source member, blocks read/span swept/reads out of order: $sw"
+		check "$t: every source member read in one sweep, each block once ($sw)" \
+			awk -v s="$sw" 'BEGIN { n = split(s, e, " "); if (!n) exit 1
+				for (i = 1; i <= n; i++) { split(e[i], f, "[:/]")
+					if (f[3] == "" || f[2] > f[3] || f[4] != 0) exit 1 } }'
+	fi
 	check "$t: data reads back with every member" \
 		test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
 	check "$t: remove again" dmsetup remove $DEV
