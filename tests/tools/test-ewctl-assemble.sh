@@ -245,9 +245,20 @@ if plan 0 "$tmp/m-c1" "${mm[@]}" "$tmp/m-c0" &&
 else nok "assemble: the older pair without its successor is assembled as a pair" "$out" "$err"; fi
 cp "$tmp/a-m" "$tmp/a-m2"
 if plan 1 "${a[@]}" "$tmp/a-m" "$tmp/a-m2" &&
-		grep -q "two metadata devices carry array $uuid: $tmp/a-m and $tmp/a-m2 (its metadata is not mirrored)" <<<"$err"; then
-	ok "assemble: two metadata devices of an unmirrored array are still refused"
-else nok "assemble: two metadata devices of an unmirrored array are still refused" "$err"; fi
+		grep -q "two metadata devices carry array $uuid: $tmp/a-m and $tmp/a-m2 (its metadata is not mirrored): generations \([0-9]*\) and \1, the same (a copy of one device?); ewctl examine shows both: name the one to keep" <<<"$err"; then
+	ok "assemble: two metadata devices of an unmirrored array are still refused (one generation: a copy)"
+else nok "assemble: two metadata devices of an unmirrored array are still refused (one generation: a copy)" "$err"; fi
+# a split brain: y-m (generation 2) and y-old (generation 1) are single
+# copies of one array, as two copies of a pair each assembled --degraded
+# without the other leave them; refused with both generations, and the
+# one named alone is assembled
+if plan 1 "$tmp/y-old" "$tmp/y-m" "${mm[@]}" &&
+		grep -q "two metadata devices carry array $uuidm: $tmp/y-old and $tmp/y-m (its metadata is not mirrored): generations 1 and 2, different (each assembled without the other, --degraded?" <<<"$err"; then
+	ok "assemble: two single copies at different generations (a split brain) are refused, both generations named"
+else nok "assemble: two single copies at different generations (a split brain) are refused, both generations named" "$out" "$err"; fi
+if plan 0 "$tmp/y-old" "${mm[@]}" && [ "$(jq -r .metadata <<<"$out")" = "$tmp/y-old" ]; then
+	ok "assemble: after a split brain, the metadata device named alone is assembled"
+else nok "assemble: after a split brain, the metadata device named alone is assembled" "$out" "$err"; fi
 for i in c0 0 1 2 3; do truncate -s 64M "$tmp/t-$i"; done
 "$ewctl" debug-mkmeta --layout ew --seed 7 --writes 50 --copies 3 --copy 0 "$tmp/t-c0" \
 	"$tmp/t-0" "$tmp/t-1" "$tmp/t-2" "$tmp/t-3" >/dev/null

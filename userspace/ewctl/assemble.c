@@ -45,6 +45,9 @@ static void usage(FILE *f)
 "resynchronises it at load).  A metadata device of the array with\n"
 "another copy count and an older generation (left behind when a\n"
 "--degraded assembly changed the copy set) is named and not used.\n"
+"Two metadata devices of one copy each (a copied device, or a split\n"
+"brain: each copy of a pair assembled --degraded alone) are refused,\n"
+"with both generations: name the one to keep with the members.\n"
 "\n"
 "  --uuid UUID     the array; default: the UUID of NAME in the config\n"
 "                  file, else the only array found\n"
@@ -391,8 +394,19 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 				(unsigned long long)newest->sb.generation);
 			return -1;
 		} else if (pl->copies == 1) {
-			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s (its metadata is not mirrored)\n",
-				ewctl_prog, us, first->path, p->path);
+			/*
+			 * A device copied, or a split brain: the two copies of
+			 * a pair each assembled --degraded without the other
+			 * and written as one copy.  The generations tell the
+			 * two apart, not which map holds the writes wanted.
+			 */
+			fprintf(stderr, "%s: two metadata devices carry array %s: %s and %s (its metadata is not mirrored): generations %llu and %llu, %s; ewctl examine shows both: name the one to keep to ewctl assemble with the members, or zero the other's first 8 KiB\n",
+				ewctl_prog, us, first->path, p->path,
+				(unsigned long long)first->sb.generation,
+				(unsigned long long)p->sb.generation,
+				first->sb.generation == p->sb.generation ?
+				"the same (a copy of one device?)" :
+				"different (each assembled without the other, --degraded? both then went on, and the newer is not necessarily the one to keep)");
 			return -1;
 		}
 		/* the core's decoder keeps meta_copy below the copies count */
