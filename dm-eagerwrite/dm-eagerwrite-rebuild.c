@@ -641,6 +641,59 @@ u64 ew_resync_done(struct ew_array *a)
 	return a->resync_next > waiting ? a->resync_next - waiting : 0;
 }
 
+/* What the scan does with a block (ew_resync_masks). */
+enum ew_resync_step {
+	EW_RS_COPY,		/* copy runs and dly */
+	EW_RS_SKIP,		/* lost: nothing worth copying */
+	EW_RS_BACKOFF,		/* a rebuilding member erred just now: stop */
+};
+
+/*
+ * What the scan copies of block l: its stale replicas on rebuilding
+ * members in rebuild runs (*runs), unless a write or discard of it is in
+ * flight; every other stale replica, and on ddm a current replica away
+ * from its home, as delayed replicas (*dly).  With rebuild_only, only
+ * the replicas on rebuilding members (a sort window's block: the others
+ * were queued when it went in).  Fills rep, home and *up.  a->lock held.
+ */
+static enum ew_resync_step ew_resync_masks(struct ew_array *a, u64 l,
+					   bool rebuild_only, u64 now,
+					   struct ew_replica *rep, u32 *home,
+					   u8 *up, u8 *runs, u8 *dly)
+{
+	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM && !rebuild_only;
+	bool busy, stale, off_home;
+	struct ew_member *m;
+	u32 r;
+
+	*up = ew_map_uptodate(&a->map, l);
+	*runs = 0;
+	*dly = 0;
+	/* a lost block has no source worth copying */
+	if (!*up || test_bit(l, a->lost))
+		return EW_RS_SKIP;
+	ew_replicas(a, l, rep, home);
+	busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
+	for (r = 0; r < a->geom.p.mirrors; r++) {
+		stale = !(*up & (1U << r));
+		off_home = ddm && r == 0 && !stale &&
+			ew_map_pblock(&a->map, l, 0) != home[0];
+		m = &a->m[rep[r].disk];
+		if ((!stale && !off_home) || a->pd[rep[r].disk].failed ||
+		    (rebuild_only && !m->rebuilding))
+			continue;
+		if (stale && m->rebuilding && !busy) {
+			if (m->err_run &&
+			    now - m->last_err_ns < EW_ERR_BACKOFF_NS)
+				return EW_RS_BACKOFF;
+			*runs |= 1U << r;
+		} else {
+			*dly |= 1U << r;
+		}
+	}
+	return EW_RS_COPY;
+}
+
 /*
  * Copies the stale replicas of block l: those in runs (on rebuilding
  * members) in rebuild runs, those in dly as delayed replicas.  The whole
@@ -744,48 +797,29 @@ static bool ew_rb_win_take(struct ew_array *a, struct list_head *batch,
 			   u64 now, bool *backoff)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], r, scanned = 0;
+	u32 home[EW_MAX_MIRRORS], scanned = 0;
+	enum ew_resync_step step;
 	struct ew_rb_win_ent *e;
-	u8 up, runs, dly, bit;
-	bool busy;
-	u64 l;
+	u8 up, runs, dly;
 
 	while (a->rb_win_pos < a->rb_win_n && a->scan_tokens &&
 	       scanned++ < EW_RESYNC_SCAN) {
 		e = &a->rb_win[a->rb_win_pos];
-		l = e->lblock;
-		up = ew_map_uptodate(&a->map, l);
-		/* lost, or a block the scan put in twice (it went back) */
-		if (!up || test_bit(l, a->lost) ||
-		    (a->rb_win_pos && e[-1].lblock == l &&
-		     e[-1].key == e->key)) {
+		/* a block the scan put in twice (it went back): once */
+		if (a->rb_win_pos && e[-1].lblock == e->lblock &&
+		    e[-1].key == e->key) {
 			a->rb_win_pos++;
 			continue;
 		}
-		ew_replicas(a, l, rep, home);
-		busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
-		runs = 0;
-		dly = 0;
-		for (r = 0; r < a->geom.p.mirrors; r++) {
-			struct ew_member *m = &a->m[rep[r].disk];
-
-			bit = 1U << r;
-			if ((up & bit) || a->pd[rep[r].disk].failed ||
-			    !m->rebuilding)
-				continue;
-			if (busy) {
-				dly |= bit;
-				continue;
-			}
-			if (m->err_run &&
-			    now - m->last_err_ns < EW_ERR_BACKOFF_NS) {
-				*backoff = true;
-				return true;
-			}
-			runs |= bit;
+		step = ew_resync_masks(a, e->lblock, true, now, rep, home, &up,
+				       &runs, &dly);
+		if (step == EW_RS_BACKOFF) {
+			*backoff = true;
+			return true;
 		}
-		if (!ew_resync_block(a, batch, l, rep, home, up, runs, dly,
-				     now))
+		if (step == EW_RS_COPY &&
+		    !ew_resync_block(a, batch, e->lblock, rep, home, up, runs,
+				     dly, now))
 			return true;
 		a->rb_win_pos++;
 	}
@@ -806,14 +840,14 @@ static bool ew_rb_win_take(struct ew_array *a, struct list_head *batch,
 bool ew_resync_fill(struct ew_array *a, bool *backoff)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors, r;
-	bool ddm = a->geom.p.layout == EW_LAYOUT_DDM;
+	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors;
 	bool more, throttled, sort_win, stop = false;
+	enum ew_resync_step step;
 	LIST_HEAD(batch);
 	unsigned long flags;
 	u32 scanned = 0, nd;
-	u64 now;
 	u8 up, runs, dly;
+	u64 now;
 
 	spin_lock_irqsave(&a->lock, flags);
 	if (a->suspended || a->rb_paused || !ew_resync_left(a)) {
@@ -828,39 +862,18 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	       a->resync_next < a->map.nr_blocks && a->scan_tokens &&
 	       a->rb_win_n < EW_RB_WIN && scanned++ < EW_RESYNC_SCAN) {
 		u64 l = a->resync_next;
-		bool busy;
 
-		up = ew_map_uptodate(&a->map, l);
-		/* a lost block has no source worth copying */
-		if (!up || test_bit(l, a->lost)) {
+		step = ew_resync_masks(a, l, false, now, rep, home, &up, &runs,
+				       &dly);
+		if (step == EW_RS_SKIP) {
 			a->resync_next++;
 			continue;
 		}
-		ew_replicas(a, l, rep, home);
-		busy = ew_cell_busy(a, l) || ew_in_discard(a, l);
-		runs = 0;
-		dly = 0;
-		for (r = 0; r < mirrors; r++) {
-			bool stale = !(up & (1U << r));
-			bool off_home = ddm && r == 0 && !stale &&
-				ew_map_pblock(&a->map, l, 0) != home[0];
-			struct ew_member *m = &a->m[rep[r].disk];
-
-			if ((!stale && !off_home) || a->pd[rep[r].disk].failed)
-				continue;
-			if (stale && m->rebuilding && !busy) {
-				if (m->err_run &&
-				    now - m->last_err_ns < EW_ERR_BACKOFF_NS) {
-					*backoff = true;
-					stop = true;
-				}
-				runs |= 1U << r;
-			} else {
-				dly |= 1U << r;
-			}
-		}
-		if (stop)
+		if (step == EW_RS_BACKOFF) {
+			*backoff = true;
+			stop = true;
 			break;
+		}
 		/* to free blocks: into the window, copied in source order */
 		nd = hweight8(dly);
 		if ((!nd || a->delay_used + nd <= ew_resync_cap(a)) &&
