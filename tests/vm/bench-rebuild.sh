@@ -134,10 +134,19 @@ wait_idle() {	# the rebuild idle, all members A, nothing pending (field 8)
 	return 0
 }
 fail() {	# fail I: member I to dm-error, then failed
+	local round=0
 	dmsetup reload "ewm$1" --table "0 $SZ error" && dmsetup resume "ewm$1"
-	# errors come with I/O: read the volume until the member is failed
+	# errors come with I/O: read the volume until the member is failed.
+	# Reads may never pick the member (null_blk: no head to be near, and
+	# it holds the second replica of its blocks; the array stayed "A"
+	# for ever), so from the fourth round on the first 4 MiB are also
+	# rewritten with their own data: writes go to every replica.
 	while [ "$(state_of "$1")" != D ]; do
 		dd if=/dev/mapper/$DEV of=/dev/null bs=1M count=64 iflag=direct status=none 2>/dev/null
+		round=$((round + 1))
+		[ "$round" -lt 4 ] ||
+			dd if=/dev/mapper/$DEV of=/dev/mapper/$DEV bs=1M count=4 iflag=direct \
+				oflag=direct conv=notrunc status=none 2>/dev/null
 	done
 }
 replace() {	# replace I SPARE: the table with SPARE at member I, resumed
