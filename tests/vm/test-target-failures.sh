@@ -50,7 +50,13 @@ VOL=24M		# volume length
 REGION=16M	# what fio writes and verifies, after the generation blocks
 REGION_BYTES=16777216
 GEN_BLOCKS=256	# ewprobe's blocks: the first MiB
-GEN_COUNT=${EW_GEN_COUNT:-600}
+# Generations written across the failure: the writer must still run when
+# a quarter is acknowledged and it is held (SIGSTOP) for the switch.  With
+# 600, on a loaded host (CI beside other guests, 2026-12-03) the polling
+# vCPU was descheduled long enough for ew's writer to finish all 600
+# first ("member 1 failed mid-run (600 of 600 acked)"): 2400 leaves it
+# 1,800 writes of margin instead of 450.
+GEN_COUNT=${EW_GEN_COUNT:-2400}
 FIO_OFF=1M
 CHUNK=65536	# chunk_sectors 128: one chunk lies on one replica set
 
