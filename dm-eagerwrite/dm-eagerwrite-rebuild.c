@@ -1076,8 +1076,9 @@ static void ew_rb_pages_alloc(struct ew_array *a)
 	}
 	for (nr = 0; nr < EW_RB_RUNS; nr++)
 		INIT_WORK(&a->rb_runs[nr].work, ew_rb_write_work);
-	/* without it, runs are formed in logical order */
-	win = kvmalloc_array(EW_RB_WIN, sizeof(*win), GFP_NOIO);
+	/* ew's only (ew_rb_win_add); without it, runs keep logical order */
+	win = a->geom.p.layout != EW_LAYOUT_EW ? NULL :
+		kvmalloc_array(EW_RB_WIN, sizeof(*win), GFP_NOIO);
 	spin_lock_irq(&a->lock);
 	a->rb_pages = pages;
 	a->rb_pages_nr = i;
