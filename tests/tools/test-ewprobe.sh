@@ -132,6 +132,28 @@ else
 	nok "verify: nothing dropped, nothing lost" "rc=$rc" "$(cat "$tmp/stdout" "$tmp/stderr")"
 fi
 
+# --stop-after: the writer stops itself with exactly N acknowledged, goes
+# on at SIGCONT to --count; refused when not below --count.
+proc_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+"$ewprobe" write --log "$tmp/log-stop" --count 40 --stop-after 25 --blocks 16 \
+	--seed 3 "$tmp/dstop" >"$tmp/stop.out" 2>&1 &
+wpid=$!
+for _ in $(seq 100); do [ "$(proc_state $wpid)" = T ] && break; sleep 0.1; done
+st=$(proc_state $wpid)
+n=$(grep -c '^EWPROBE ack ' "$tmp/log-stop" 2>/dev/null)
+[ "$st" = T ] && [ "$n" = 25 ] && ok "write: --stop-after 25 stops itself with 25 acknowledged" ||
+	nok "write: --stop-after 25 stops itself with 25 acknowledged" "state '$st', $n acks"
+kill -CONT $wpid 2>/dev/null
+wait $wpid
+rc=$?
+n=$(grep -c '^EWPROBE ack ' "$tmp/log-stop" 2>/dev/null)
+[ $rc = 0 ] && [ "$n" = 40 ] && ok "write: SIGCONT goes on to --count 40" ||
+	nok "write: SIGCONT goes on to --count 40" "rc=$rc, $n acks"
+run "$ewprobe" write --log "$tmp/log-stop2" --count 10 --stop-after 10 "$tmp/dstop2"
+[ $rc = 2 ] && grep -q 'stop-after' "$tmp/stderr" && [ ! -e "$tmp/log-stop2" ] &&
+	ok "write: --stop-after not below --count refused" ||
+	nok "write: --stop-after not below --count refused" "rc=$rc" "$(cat "$tmp/stderr")"
+
 blk=$(last_acked_block "$tmp/log")
 cp "$tmp/disk" "$tmp/d1"
 head -c $bs /dev/zero | put_block "$tmp/d1" "$blk"

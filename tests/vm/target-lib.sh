@@ -256,12 +256,14 @@ gen_dev() {
 	note "/dev/mapper/$1 is not a block device"
 	return 1
 }
-gen_write() {	# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log
+# gen_write DEV COUNT [SEED]: a new run, log /tmp/gen-DEV.log; GEN_OPTS:
+# more ewprobe write options (e.g. --stop-after N)
+gen_write() {
 	local dev=$1 n=$2
 	gen_dev "$dev" || return 1
 	rm -f "/tmp/gen-$dev.log"
 	# shellcheck disable=SC2086 # the seed, when given, is two words
-	ewprobe write --log "/tmp/gen-$dev.log" --count "$n" \
+	ewprobe write --log "/tmp/gen-$dev.log" --count "$n" ${GEN_OPTS:-} \
 		--blocks "$GEN_BLOCKS" ${3:+--seed $3} --force "/dev/mapper/$dev" \
 		>/tmp/gen-w.out 2>&1 && return 0
 	tail -n 5 /tmp/gen-w.out | sed 's/^/#   /'

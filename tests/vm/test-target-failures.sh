@@ -11,9 +11,9 @@
 #     write's sequence number, so an older valid block is caught, which
 #     fio's re-check cannot see) run while member 1 becomes dm-error (once
 #     a quarter of the generation writes are acknowledged, the writer
-#     held meanwhile: on state, not after a sleep): zero verify errors,
-#     every acknowledged generation
-#     there, member 1 shown D, DMERR names it.  Every re-read below is
+#     stopped by itself meanwhile: on state, not after a sleep): zero
+#     verify errors, every acknowledged generation there, member 1 shown
+#     D, DMERR names it.  Every re-read below is
 #     both checks (reread);
 #  2. member 2 fails too (no block has both replicas on 1 and 2): the
 #     data re-checks with zero errors;
@@ -50,13 +50,14 @@ VOL=24M		# volume length
 REGION=16M	# what fio writes and verifies, after the generation blocks
 REGION_BYTES=16777216
 GEN_BLOCKS=256	# ewprobe's blocks: the first MiB
-# Generations written across the failure: the writer must still run when
-# a quarter is acknowledged and it is held (SIGSTOP) for the switch.  With
-# 600, on a loaded host (CI beside other guests, 2026-12-03) the polling
-# vCPU was descheduled long enough for ew's writer to finish all 600
-# first ("member 1 failed mid-run (600 of 600 acked)"): 2400 leaves it
-# 1,800 writes of margin instead of 450.
-GEN_COUNT=${EW_GEN_COUNT:-2400}
+# Generations written across the failure: the writer stops itself
+# (ewprobe write --stop-after) once a quarter is acknowledged, member 1 is
+# switched while it is stopped, and it goes on after: exactly GEN_HOLD
+# writes before the failure, the rest after it, however fast or loaded the
+# host.  (Holding it with a SIGSTOP sent when a poll saw a quarter was a
+# race: on a loaded host ew's writer once finished all 600 first.)
+GEN_COUNT=${EW_GEN_COUNT:-600}
+GEN_HOLD=$((GEN_COUNT / 4))
 FIO_OFF=1M
 CHUNK=65536	# chunk_sectors 128: one chunk lies on one replica set
 
@@ -131,15 +132,15 @@ reread() {	# fio's data (no zeros, no garbage) and every generation
 acks() {	# acknowledged generation writes so far
 	grep -c ' ack ' "/tmp/gen-$DEV.log" 2>/dev/null
 }
-acked_at_least() {	# acked_at_least N SECONDS: while gen_write ($gpid) runs
-	local _
-	# every 0.1 s: a fast writer acknowledges hundreds in a second
+writer_held() {	# writer_held PID SECONDS: ewprobe PID stopped itself
+	local _ st
 	for _ in $(seq $(($2 * 10))); do
-		[ "$(acks)" -ge "$1" ] && return 0
-		kill -0 "$gpid" 2>/dev/null || break
+		st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+		[ "$st" = T ] && return 0
+		[ -z "$st" ] && break
 		sleep 0.1
 	done
-	note "$(acks) generation writes acknowledged after $2 s"
+	note "generation writer not stopped after $2 s: state '$st', $(acks) acknowledged"
 	return 1
 }
 child_named() {	# child_named PPID NAME: the pid of PPID's child NAME
@@ -221,25 +222,24 @@ for layout in $layouts; do
 	# 1. one member dies under fio verify
 	fio_full &
 	fpid=$!
-	gen_write "$DEV" "$GEN_COUNT" &
+	GEN_OPTS="--stop-after $GEN_HOLD" gen_write "$DEV" "$GEN_COUNT" &
 	gpid=$!
-	# the writer held (SIGSTOP) while member 1 is switched, so that the
-	# rest of its writes come after the failure however fast or loaded
-	# the host: found first (scanning /proc takes a while in the guest),
-	# stopped as soon as a quarter is acknowledged
+	# the writer stops itself after GEN_HOLD acknowledged writes and is
+	# held while member 1 is switched, so that the rest of its writes
+	# come after the failure
 	wp=$(writer_pid "$gpid")
-	[ -n "$wp" ] || note "$layout: the generation writer was not found to hold"
-	check "$layout: a quarter of the generations acknowledged" \
-		acked_at_least $((GEN_COUNT / 4)) 300
-	[ -n "$wp" ] && kill -STOP "$wp"
+	check "$layout: the generation writer found" test -n "$wp"
+	[ -n "$wp" ] && check "$layout: the writer stopped itself after $GEN_HOLD writes" \
+		writer_held "$wp" 300
 	check "$layout: member 1 switched to dm-error" break_member 1
 	at_break=$(acks)
-	[ -n "$wp" ] && kill -CONT "$wp"
+	# a writer not found or not stopped is released all the same
+	if [ -n "$wp" ]; then kill -CONT "$wp"; else pkill -CONT -x ewprobe; fi
 	if wait $fpid; then ok "$layout: fio verify across a member failure"
 	else notok "$layout: fio verify across a member failure"; fi
 	check "$layout: generation writes across a member failure" wait $gpid
 	check "$layout: member 1 failed mid-run ($at_break of $GEN_COUNT acked)" \
-		test "$at_break" -lt "$GEN_COUNT"
+		test "$at_break" = "$GEN_HOLD"
 	# On a quiet host fio may be done before the switch: one read pass
 	# makes sure the dead member sees I/O (its errors and the repairs
 	# they queue are what the failure policy counts).

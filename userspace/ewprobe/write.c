@@ -22,7 +22,8 @@
 
 static const char write_usage[] =
 "usage: ewprobe write --log CHANNEL [--seconds S] [--count N]\n"
-"                     [--block-size B] [--blocks N] [--seed X] [--force] PATH\n"
+"                     [--stop-after N] [--block-size B] [--blocks N]\n"
+"                     [--seed X] [--force] PATH\n"
 "\n"
 "Write probe blocks (magic, sequence number, own address, write id, seed,\n"
 "checksum over the whole block, deterministic pseudo-random payload) to\n"
@@ -36,6 +37,9 @@ static const char write_usage[] =
 "                    (appended to, fsync after each line)\n"
 "  --seconds S       stop after S seconds (default 10 unless --count is given)\n"
 "  --count N         stop after N acknowledged writes\n"
+"  --stop-after N    once N writes are acknowledged (their ack records sent),\n"
+"                    stop the process itself (SIGSTOP) before the next write;\n"
+"                    SIGCONT goes on: a test acts at an exact point of the run\n"
 "  --block-size B    bytes per block, multiple of 512 (default 4096)\n"
 "  --blocks N        blocks to choose from (default: the whole device or\n"
 "                    file; 1024 for a new or empty file)\n"
@@ -93,6 +97,7 @@ int ewp_cmd_write(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "stop-after", required_argument, NULL, 'S' },
 		{ "block-size", required_argument, NULL, 'b' },
 		{ "blocks", required_argument, NULL, 'B' },
 		{ "seed", required_argument, NULL, 'x' },
@@ -103,6 +108,7 @@ int ewp_cmd_write(int argc, char **argv)
 	const char *log = NULL;
 	double seconds = 0, t0, deadline;
 	uint64_t count = 0, bs = 4096, blocks = 0, seed = 0, seq = 0, rng;
+	uint64_t stop_after = 0;
 	bool force = false, seed_set = false;
 	struct ewp_target t;
 	struct ewp_channel ch = { .fd = -1 };
@@ -123,6 +129,12 @@ int ewp_cmd_write(int argc, char **argv)
 		case 'n':
 			if (ewp_parse_u64(optarg, &count) || !count) {
 				ewp_err("write: bad --count '%s'", optarg);
+				return EWP_USAGE;
+			}
+			break;
+		case 'S':
+			if (ewp_parse_u64(optarg, &stop_after) || !stop_after) {
+				ewp_err("write: bad --stop-after '%s'", optarg);
 				return EWP_USAGE;
 			}
 			break;
@@ -158,6 +170,11 @@ int ewp_cmd_write(int argc, char **argv)
 	if (optind != argc - 1 || !log) {
 		ewp_err("write: --log CHANNEL and exactly one PATH are needed");
 		fputs(write_usage, stderr);
+		return EWP_USAGE;
+	}
+	if (stop_after && count && stop_after >= count) {
+		ewp_err("write: --stop-after %" PRIu64 " must be below --count %" PRIu64,
+			stop_after, count);
 		return EWP_USAGE;
 	}
 	if (!seconds && !count)
@@ -230,6 +247,8 @@ int ewp_cmd_write(int argc, char **argv)
 			ret = send_rec(&ch, EWP_REC_ACK, seq, blk, id, 0);
 		if (ret)
 			seq--;
+		else if (seq == stop_after)
+			raise(SIGSTOP);
 	}
 	if (!ret)
 		ret = send_rec(&ch, EWP_REC_END, seq, 0, 0, 0);
