@@ -10,6 +10,11 @@
 
 #include "dm-eagerwrite.h"
 
+static unsigned int rebuild_sort_window = EW_RB_WIN;
+module_param(rebuild_sort_window, uint, 0644);
+MODULE_PARM_DESC(rebuild_sort_window,
+		 "Entries of an ew rebuild's sort window, 16 bytes each, read when the first rebuild of an array starts (256 to 16777216, default 65536)");
+
 /*
  * The scan for stale replicas, one for every reason a replica is stale:
  * after a load (delayed replicas not propagated before the shutdown or
@@ -109,6 +114,17 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * again as the scan checks a block, into runs whose destinations are
  * allocated in the same order: the sources are read in one sweep per
  * window, each at most once, and the replacement is written in order.
+ * A window's worth taken in logical order has its sources all over the
+ * member, so with more such blocks than a window the scan works in bands
+ * of source blocks: its first pass only counts them by source block
+ * (a->rb_band_hist), each later pass starts over from block 0 and takes
+ * into the window the blocks whose source block is below the band's end
+ * (a->rb_band_hi, chosen by ew_rb_band_next for about three quarters of
+ * a window) and counts the rest again: one sweep per band, each at the
+ * density of the stale replicas, for a pass over the map per band.  A
+ * block whose source moved below the band since is taken by the band
+ * that sees it; the last band takes everything.  A band starts once the
+ * runs of the one before are done (their blocks are stale until then).
  * Runs to fixed homes (raid10, ddm) and to a replica's own block keep
  * logical order: their destinations are fixed; so do ddm's partner runs
  * (see ew_rb_win_add).  Without a window (no memory), runs are formed
@@ -626,21 +642,36 @@ static u32 ew_resync_cap(struct ew_array *a)
 	return max(a->args.delay_queue / 2, a->geom.p.mirrors);
 }
 
-/* Blocks left to the scan: ahead of it, or in its window.  a->lock held. */
+/*
+ * Blocks left to the scan: ahead of it, in its window, or in a later
+ * band.  a->lock held.
+ */
 static bool ew_resync_left(struct ew_array *a)
 {
-	return a->resync_next < a->map.nr_blocks || a->rb_win_n;
+	return a->resync_next < a->map.nr_blocks || a->rb_win_n ||
+	       a->rb_band_more;
 }
 
 /*
  * The scan's progress (status): the blocks it has passed, less those
- * still waiting in its window.  a->lock held.
+ * still waiting in its window.  With bands (see "Rebuild runs") the
+ * passes share the length: each band its part of the blocks the first
+ * pass counted, the first pass none once it has put a block off.
+ * a->lock held.
  */
 u64 ew_resync_done(struct ew_array *a)
 {
-	u64 waiting = a->rb_win_n - a->rb_win_pos;
+	u64 waiting = a->rb_win_n - a->rb_win_pos, nr = a->map.nr_blocks;
+	u64 pass = a->resync_next > waiting ? a->resync_next - waiting : 0;
+	u64 done;
 
-	return a->resync_next > waiting ? a->resync_next - waiting : 0;
+	if (!a->rb_band_hist || !nr || (!a->rb_bands && !a->rb_band_more))
+		return pass;
+	if (!a->rb_bands || !a->rb_band_total)
+		return 0;
+	done = a->rb_band_base +
+	       mul_u64_u64_div_u64(a->rb_band_cur, min(pass, nr), nr);
+	return min(mul_u64_u64_div_u64(nr, done, a->rb_band_total), nr);
 }
 
 /* What the scan does with a block (ew_resync_masks). */
@@ -745,8 +776,9 @@ static bool ew_resync_block(struct ew_array *a, struct list_head *batch,
  * Puts block l into the sort window (see "Rebuild runs") when a window
  * is in use and every replica of runs goes to a free block of its
  * rebuilding member (no home, no block of its own): keyed by the source
- * at the lowest block among its live up-to-date replicas.  Returns false
- * when l is not one for the window.  a->lock held.
+ * at the lowest block among its live up-to-date replicas; or, when that
+ * source block is not below this pass's band, counts it for a later
+ * pass.  Returns false when l is not one for the window.  a->lock held.
  */
 static bool ew_rb_win_add(struct ew_array *a, u64 l,
 			  const struct ew_replica *rep, const u32 *home, u8 up,
@@ -778,6 +810,12 @@ static bool ew_rb_win_add(struct ew_array *a, u64 l,
 	/* no live source: ew_rb_add counts it owed */
 	if (key == U64_MAX)
 		return false;
+	if (a->rb_band_hist && (key >> 8) >= a->rb_band_hi) {
+		a->rb_band_hist[min_t(u64, (key >> 8) >> a->rb_band_shift,
+				      EW_RB_HIST - 1)]++;
+		a->rb_band_more = true;
+		return true;
+	}
 	a->rb_win[a->rb_win_n].key = key;
 	a->rb_win[a->rb_win_n].lblock = l;
 	a->rb_win_n++;
@@ -840,6 +878,49 @@ static bool ew_rb_win_take(struct ew_array *a, struct list_head *batch,
 }
 
 /*
+ * The scan passed the end of the map and put blocks off (see "Rebuild
+ * runs"): the next band takes the buckets from the lowest one counted up
+ * to a window's fill (one bucket at least), or every block left, and the
+ * scan starts over.  a->lock held.
+ */
+static void ew_rb_band_next(struct ew_array *a)
+{
+	u32 fill = EW_RB_BAND_FILL(a->rb_win_max), b;
+	u64 sum = 0, all = 0;
+
+	for (b = 0; b < EW_RB_HIST; b++)
+		all += a->rb_band_hist[b];
+	for (b = 0; b < EW_RB_HIST; b++) {
+		if (sum && sum + a->rb_band_hist[b] > fill)
+			break;
+		sum += a->rb_band_hist[b];
+	}
+	if (!a->rb_bands)
+		a->rb_band_total = all;
+	a->rb_band_base += a->rb_band_cur;
+	a->rb_band_cur = sum;
+	a->rb_band_hi = b == EW_RB_HIST ? U64_MAX : (u64)b << a->rb_band_shift;
+	a->rb_bands++;
+	memset(a->rb_band_hist, 0, EW_RB_HIST * sizeof(*a->rb_band_hist));
+	a->rb_band_more = false;
+	a->resync_next = 0;
+}
+
+/* A new scan: the first pass counts (see "Rebuild runs").  a->lock held. */
+static void ew_rb_band_reset(struct ew_array *a)
+{
+	a->rb_band_hi = a->rb_band_hist ? 0 : U64_MAX;
+	a->rb_band_more = false;
+	a->rb_band_base = 0;
+	a->rb_band_cur = 0;
+	a->rb_band_total = 0;
+	a->rb_bands = 0;
+	if (a->rb_band_hist)
+		memset(a->rb_band_hist, 0,
+		       EW_RB_HIST * sizeof(*a->rb_band_hist));
+}
+
+/*
  * One pass of the scan (see above): returns true when it stopped with
  * blocks left and room to go on; *backoff when a rebuilding member with
  * fresh errors stopped it.  Runs only in prop_work, which owns the sort
@@ -849,7 +930,7 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
 	u32 home[EW_MAX_MIRRORS], mirrors = a->geom.p.mirrors;
-	bool more, throttled, sort_win, stop = false;
+	bool more, throttled, sort_win, band_wait, stop = false;
 	enum ew_resync_step step;
 	LIST_HEAD(batch);
 	unsigned long flags;
@@ -864,11 +945,23 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	}
 	now = ew_now();
 	ew_scan_refill(a, now);
+	/*
+	 * The next band once the runs of this one are done: the next pass
+	 * would find their blocks still stale and copy them again.  The
+	 * last run's completion kicks the scan.
+	 */
+	band_wait = a->resync_next >= a->map.nr_blocks && !a->rb_win_n &&
+		    a->rb_band_more;
+	if (band_wait && !a->rb_inflight) {
+		ew_rb_band_next(a);
+		band_wait = false;
+	}
 	if (a->rb_win_sorted)
 		stop = ew_rb_win_take(a, &batch, now, backoff);
 	while (!stop && !a->rb_win_sorted &&
 	       a->resync_next < a->map.nr_blocks && a->scan_tokens &&
-	       a->rb_win_n < EW_RB_WIN && scanned++ < EW_RESYNC_SCAN) {
+	       (!a->rb_win || a->rb_win_n < a->rb_win_max) &&
+	       scanned++ < EW_RESYNC_SCAN) {
 		u64 l = a->resync_next;
 
 		step = ew_resync_masks(a, l, false, now, rep, home, &up, &runs,
@@ -896,10 +989,10 @@ bool ew_resync_fill(struct ew_array *a, bool *backoff)
 	}
 	/* the window is full, or holds the last of the map: sort it */
 	sort_win = !a->rb_win_sorted && a->rb_win_n &&
-		   (a->rb_win_n == EW_RB_WIN ||
+		   (a->rb_win_n == a->rb_win_max ||
 		    a->resync_next >= a->map.nr_blocks);
 	throttled = ew_resync_left(a) && !a->scan_tokens;
-	more = !stop && ew_resync_left(a) &&
+	more = !stop && !band_wait && ew_resync_left(a) &&
 	       a->delay_used + mirrors <= ew_resync_cap(a) &&
 	       a->scan_tokens && a->rb_inflight < EW_RB_RUNS &&
 	       a->rb_sectors < EW_RB_INFLIGHT_SECTORS;
@@ -971,6 +1064,9 @@ static bool ew_rebuild_finish(struct ew_array *a)
 			return false;
 	for (i = 0; i < a->nr; i++)
 		ew_rb_stat_log(a, i);
+	if (a->rb_bands)
+		DMINFO("rebuild sources swept in %u band%s", a->rb_bands,
+		       a->rb_bands == 1 ? "" : "s");
 	for (i = 0; i < a->nr; i++) {
 		if (!a->m[i].rebuilding)
 			continue;
@@ -1054,9 +1150,11 @@ void ew_state_work(struct work_struct *work)
 static void ew_rb_pages_alloc(struct ew_array *a)
 {
 	u32 nr = EW_RB_INFLIGHT_SECTORS / a->block_sectors, i;
+	u32 win_max = clamp(rebuild_sort_window, 256U, 1U << 24);
 	struct ew_rb_win_ent *win;
 	struct page **pages;
 	struct page *gap;
+	u32 *hist = NULL;
 
 	if (a->rb_pages || a->block_sectors != (PAGE_SIZE >> SECTOR_SHIFT) ||
 	    !ew_layout_eager(a->geom.p.layout))
@@ -1078,16 +1176,24 @@ static void ew_rb_pages_alloc(struct ew_array *a)
 		INIT_WORK(&a->rb_runs[nr].work, ew_rb_write_work);
 	/* ew's only (ew_rb_win_add); without it, runs keep logical order */
 	win = a->geom.p.layout != EW_LAYOUT_EW ? NULL :
-		kvmalloc_array(EW_RB_WIN, sizeof(*win), GFP_NOIO);
+		kvmalloc_array(win_max, sizeof(*win), GFP_NOIO);
+	/* without the histogram, one band: the window sweeps in turns */
+	if (win)
+		hist = kcalloc(EW_RB_HIST, sizeof(*hist), GFP_NOIO);
 	spin_lock_irq(&a->lock);
 	a->rb_pages = pages;
 	a->rb_pages_nr = i;
 	a->rb_pages_free = i;
 	a->rb_gap_page = gap;
 	a->rb_win = win;
+	a->rb_win_max = win_max;
 	a->rb_win_n = 0;
 	a->rb_win_pos = 0;
 	a->rb_win_sorted = false;
+	a->rb_band_hist = hist;
+	a->rb_band_shift = 0;
+	while ((a->geom.region_blocks - 1) >> a->rb_band_shift >= EW_RB_HIST)
+		a->rb_band_shift++;
 	spin_unlock_irq(&a->lock);
 }
 
@@ -1103,6 +1209,7 @@ void ew_rebuild_free(struct ew_array *a)
 	kvfree(a->rb_pages);
 	__free_page(a->rb_gap_page);
 	kvfree(a->rb_win);
+	kfree(a->rb_band_hist);
 }
 
 /*
@@ -1191,6 +1298,7 @@ int ew_replace_member(struct ew_array *a, u32 i,
 	for (r = 0; r < a->nr; r++)
 		memset(&a->m[r].rbs, 0, sizeof(a->m[r].rbs));
 	a->resync_next = 0;
+	ew_rb_band_reset(a);
 	a->rb_active = true;
 	spin_unlock_irqrestore(&a->lock, flags);
 	DMINFO("member %u replaced by %pg: rebuilding, %llu blocks lost",

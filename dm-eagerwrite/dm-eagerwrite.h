@@ -214,9 +214,17 @@
  * The rebuild's sort window (see "Rebuild runs"): the stale replicas of
  * up to EW_RB_WIN logical blocks bound for free blocks of a replacement,
  * taken in logical order and copied in the physical order of their
- * sources (1 MiB of entries, allocated when a rebuild starts).
+ * sources (1 MiB of entries, allocated when a rebuild starts; the module
+ * parameter rebuild_sort_window sets the entries).
  */
 #define EW_RB_WIN		65536
+/*
+ * The window's bands (see "Rebuild runs"): a band holds about
+ * EW_RB_BAND_FILL of a window's entries, chosen from a histogram of the
+ * sources' blocks in EW_RB_HIST buckets.
+ */
+#define EW_RB_HIST		1024
+#define EW_RB_BAND_FILL(win)	((win) / 4 * 3)
 /*
  * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
  * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
@@ -470,8 +478,24 @@ struct ew_array {
 	 * from rb_win_pos to rb_win_n.
 	 */
 	struct ew_rb_win_ent *rb_win;
+	u32 rb_win_max;			/* its entries */
 	u32 rb_win_n, rb_win_pos;
 	bool rb_win_sorted;
+	/*
+	 * Its bands (see "Rebuild runs"), also the scan's alone under
+	 * a->lock: a pass of the scan puts a block into the window only when
+	 * its source block is below rb_band_hi (0: the first pass only
+	 * counts), and counts the others in rb_band_hist by source block >>
+	 * rb_band_shift (rb_band_more); the next pass raises rb_band_hi.
+	 * rb_band_base/cur/total: blocks of the bands before this one, of
+	 * this one, and of all (the first pass's count), for the progress.
+	 */
+	u32 *rb_band_hist;		/* EW_RB_HIST buckets */
+	u32 rb_band_shift;
+	bool rb_band_more;
+	u64 rb_band_hi;
+	u64 rb_band_base, rb_band_cur, rb_band_total;
+	u32 rb_bands;			/* passes with a band, for the log */
 	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */

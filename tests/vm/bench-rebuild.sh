@@ -7,13 +7,18 @@
 #
 #   scripts/vm-run [--icount] --disks 6 --disk-size 192M --meta-size 64M \
 #       --mem 2048 --timeout 3000 -- tests/vm/bench-rebuild.sh \
-#       [LAYOUT [KIND [FILL_MIB [SEED [LAT_RATE [LAT_S]]]]]]
+#       [LAYOUT [KIND [FILL_MIB [SEED [LAT_RATE [LAT_S [WINDOW [FILL_RW]]]]]]]]
 #
 # LAYOUT: ew (default), raid10 or ddm, mirrors 2, sync 2.  KIND, what the
 # members are: "vm" (the harness's disks: loop over tmpfs), "null"
 # (null_blk, memory-backed: no mechanics) or "hddsim" (tests/hddsim's
 # emulated 10,000 RPM disk over brd, phases from SEED; run it in exact
-# time, vm-run --icount).  Six devices of 192 MiB: four members (dm-linear
+# time, vm-run --icount).  WINDOW: the module parameter
+# rebuild_sort_window (ew's sort window, entries; "-" or none: the
+# module's).
+# FILL_RW: how step 2 fills, "write" (default: sequential, 256 KiB) or
+# "randwrite" (every 4 KiB block once, in random order, as a database
+# would leave it: eager writing then scatters logical neighbours).  Six devices of 192 MiB: four members (dm-linear
 # ewm0..3, so that one can become dm-error) and two spares.
 #
 # 1. The replacement's sequential write rate: fio sequential writes of
@@ -69,13 +74,26 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 # shellcheck source=tests/vm/hddsim-lib.sh
 . "${EW_TESTS:-$(dirname "$0")/..}/vm/hddsim-lib.sh"
 layout=${1:-ew} kind=${2:-vm} fill=${3:-128} seed=${4:-1} lat_rate=${5:-4} LAT_S=${6:-8}
+window=${7:--}
+[ "$window" = - ] && window=
+fill_rw=${8:-write}
+case $fill_rw in
+write) fill_bs=256k ;;
+randwrite) fill_bs=4k ;;
+*) notok "FILL_RW must be write or randwrite, not '$fill_rw'"; finish ;;
+esac
 DEV=ewb
 NDEV=6
 rotation_ns=5973121
 load_target || { notok "module loaded"; finish; }
+if [ -n "$window" ]; then
+	echo "$window" >/sys/module/dm_eagerwrite/parameters/rebuild_sort_window ||
+		{ notok "rebuild_sort_window $window"; finish; }
+	note "rebuild_sort_window $window"
+fi
 mode="plain TCG"
 [ -n "${EW_ICOUNT:-}" ] && mode="exact time (icount $EW_ICOUNT)"
-note "bench-rebuild: layout $layout, members $kind, fill $fill MiB, seed $seed, $mode"
+note "bench-rebuild: layout $layout, members $kind, fill $fill MiB ($fill_rw), seed $seed, $mode"
 
 # the six base devices
 case $kind in
@@ -182,8 +200,8 @@ result seqwrite_mibs "$sp1" "$sp2"
 table=$(ewctl table --layout "$layout" --sync 2 --metadata "$EW_META" \
 	/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3)
 dmsetup create $DEV --table "$table" || { notok "create"; finish; }
-fio --name=fill --filename=/dev/mapper/$DEV --rw=write --bs=256k --size=${fill}M \
-	--direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
+fio --name=fill --filename=/dev/mapper/$DEV --rw="$fill_rw" --bs=$fill_bs --size=${fill}M \
+	--randseed="$seed" --direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
 sync
 wait_idle	# sync 2: nothing delayed on mirrors 2, but ddm's home copies
 bs=$(dmsetup table $DEV | grep -o 'block_size [0-9]*' | cut -d' ' -f2); bs=${bs:-4096}

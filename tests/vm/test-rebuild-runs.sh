@@ -20,6 +20,12 @@
 # be read in one sweep with no block read twice (its runs are formed in
 # the physical order of their sources: before, in logical order, they
 # read through each other's sources).
+# ew again with a sort window of 256 entries (module parameter
+# rebuild_sort_window) for about 2,000 replicas: the sources are swept in
+# bands (one pass of the scan each), several, each block still read once
+# and at most one sweep a band (a window's worth at a time taken in
+# logical order would sweep the whole member each time, reading through
+# the sources of the windows to come).
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -42,11 +48,15 @@ writes_of() { stat_of "$1" 5; }
 # sectors_read: sectors read from the members left, ewm0, ewm2 and ewm3
 sectors_read() { echo $(($(stat_of ewm0 3) + $(stat_of ewm2 3) + $(stat_of ewm3 3))); }
 
-# run_layout LAYOUT PARTNER: the case above on LAYOUT; PARTNER is member
-# 1's partner (ew: replica 1 of column 1 is on member 3; ddm: pairs 0-1
-# and 2-3), the one that goes at the end.
+# run_layout LAYOUT PARTNER [WINDOW]: the case above on LAYOUT; PARTNER
+# is member 1's partner (ew: replica 1 of column 1 is on member 3; ddm:
+# pairs 0-1 and 2-3), the one that goes at the end; WINDOW: the sort
+# window's entries (rebuild_sort_window) for this array.
+WINPARAM=/sys/module/dm_eagerwrite/parameters/rebuild_sort_window
 run_layout() {
-	local layout=$1 partner=$2 t=$1 table spare sum bg0 w0 r0 n w io rb rg wb r
+	local layout=$1 partner=$2 win=${3:-65536} t=$1 table spare sum bg0 w0 r0 n w io rb rg wb r bands
+	[ "$win" != 65536 ] && t="$layout/window $win"
+	check "$t: rebuild_sort_window $win" sh -c "echo $win > $WINPARAM"
 	dmsetup remove_all 2>/dev/null
 	wipe_array "$EW_META" "${D[@]}"
 	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
@@ -104,10 +114,17 @@ run_layout() {
 			$4 == "sweep:" { split($6, b, "[-,]"); span[$2] = b[2] - b[1] + 1; back[$2] = $9 }
 			END { for (m in rd) printf "%s:%s/%s/%s ", m, rd[m], span[m], back[m] }')
 		note "$t: per source member, blocks read/span swept/reads out of order: $sw"
-		check "$t: every source member read in one sweep, each block once ($sw)" \
-			awk -v s="$sw" 'BEGIN { n = split(s, e, " "); if (!n) exit 1
+		bands=$(dmesg | tail -n +$((klog_from + 1)) |
+			sed -n 's/^.*rebuild sources swept in \([0-9]*\) band.*$/\1/p' | tail -n 1)
+		if [ "$win" = 65536 ]; then
+			check "$t: one band ($bands)" test "$bands" = 1
+		else
+			check "$t: more than one band ($bands)" test "${bands:-0}" -gt 1
+		fi
+		check "$t: every source member read in one sweep a band, each block once ($sw)" \
+			awk -v s="$sw" -v b="${bands:-1}" 'BEGIN { n = split(s, e, " "); if (!n) exit 1
 				for (i = 1; i <= n; i++) { split(e[i], f, "[:/]")
-					if (f[3] == "" || f[2] > f[3] || f[4] != 0) exit 1 } }'
+					if (f[3] == "" || f[2] > f[3] || f[4] > b - 1) exit 1 } }'
 	fi
 	check "$t: data reads back with every member" \
 		test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
@@ -123,10 +140,11 @@ run_layout() {
 
 for l in ${EW_RR_LAYOUTS:-ew ddm}; do
 	case $l in
-	ew) run_layout ew 3 ;;
+	ew) run_layout ew 3 && run_layout ew 3 256 ;;
 	ddm) run_layout ddm 0 ;;
 	*) notok "unknown layout $l" ;;
 	esac
 done
+echo 65536 >"$WINPARAM" 2>/dev/null
 dmsetup remove_all 2>/dev/null
 finish
