@@ -656,8 +656,9 @@ static bool ew_resync_left(struct ew_array *a)
  * The scan's progress (status): the blocks it has passed, less those
  * still waiting in its window.  With bands (see "Rebuild runs") the
  * passes share the length: each band its part of the blocks the first
- * pass counted, the first pass none once it has put a block off.
- * a->lock held.
+ * pass counted, the first pass none once it has put a block off; a scan
+ * with nothing left has passed every block (writes may have taken
+ * blocks out of the later bands' counts).  a->lock held.
  */
 u64 ew_resync_done(struct ew_array *a)
 {
@@ -665,7 +666,8 @@ u64 ew_resync_done(struct ew_array *a)
 	u64 pass = a->resync_next > waiting ? a->resync_next - waiting : 0;
 	u64 done;
 
-	if (!a->rb_band_hist || !nr || (!a->rb_bands && !a->rb_band_more))
+	if (!a->rb_band_hist || !nr || !ew_resync_left(a) ||
+	    (!a->rb_bands && !a->rb_band_more))
 		return pass;
 	if (!a->rb_bands || !a->rb_band_total)
 		return 0;

@@ -26,6 +26,10 @@
 # and at most one sweep a band (a window's worth at a time taken in
 # logical order would sweep the whole member each time, reading through
 # the sources of the windows to come).
+# Last, a banded ew rebuild (window 256) with writes during it, slowed
+# to 1 MiB/s: when it is over, the scan's progress (status field 20)
+# reads done = total (writes take blocks out of the later bands' counts;
+# the progress once stayed short of the total for good).
 # Prints "ok - NAME" / "not ok - NAME".
 set -u
 export DM_DISABLE_UDEV=1
@@ -138,6 +142,44 @@ run_layout() {
 	check "$t: kernel log clean" klog_clean
 }
 
+# progress_case: the last case above
+progress_case() {
+	local t="ew/window 256, writes during the rebuild" table spare p
+	dmsetup remove_all 2>/dev/null
+	wipe_array "$EW_META" "${D[@]}"
+	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
+	dmsetup create ewsp --table "0 $SZ linear ${D[4]} 0"
+	all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
+	check "$t: rebuild_sort_window 256" sh -c "echo 256 > $WINPARAM"
+	# shellcheck disable=SC2086
+	table=$(ewctl table --layout ew --sync 2 --len 24M --metadata "$EW_META" $all)
+	check "$t: create" dmsetup create $DEV --table "$table"
+	[ -b /dev/mapper/$DEV ] || return 1
+	check "$t: 16 MiB written" dd if=/dev/urandom of=/dev/mapper/$DEV bs=256k count=64 \
+		oflag=direct conv=fsync status=none
+	check "$t: nothing pending" wait_drained $DEV 120
+	check "$t: remove" dmsetup remove $DEV
+	check "$t: assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
+	check "$t: rebuild_rate 1" dmsetup message $DEV 0 rebuild_rate 1
+	spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
+	check "$t: the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
+	p=$(status_field $DEV 26)
+	check "$t: the rebuild runs ($p)" in_flight "$p"
+	check "$t: 8 MiB rewritten during it" dd if=/dev/urandom of=/dev/mapper/$DEV bs=64k count=128 \
+		oflag=direct conv=fsync status=none
+	p=$(status_field $DEV 26)
+	check "$t: still running after the writes ($p)" in_flight "$p"
+	check "$t: rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
+	check "$t: the rebuild completes" rebuilt_drained $DEV 120
+	p=$(status_field $DEV 20)
+	check "$t: the scan's progress is whole ($p)" sh -c "[ '${p%/*}' = '${p#*/}' ] && [ -n '${p%/*}' ]"
+	check "$t: remove at the end" dmsetup remove $DEV
+}
+# in_flight N/M: a progress field read, not over
+in_flight() {
+	[[ "$1" =~ ^[0-9]+/[0-9]+$ ]] && [ "${1%/*}" -lt "${1#*/}" ]
+}
+
 for l in ${EW_RR_LAYOUTS:-ew ddm}; do
 	case $l in
 	ew) run_layout ew 3 && run_layout ew 3 256 ;;
@@ -145,6 +187,7 @@ for l in ${EW_RR_LAYOUTS:-ew ddm}; do
 	*) notok "unknown layout $l" ;;
 	esac
 done
+progress_case
 echo 65536 >"$WINPARAM" 2>/dev/null
 dmsetup remove_all 2>/dev/null
 finish
