@@ -13,13 +13,13 @@
 # members are: "vm" (the harness's disks: loop over tmpfs), "null"
 # (null_blk, memory-backed: no mechanics) or "hddsim" (tests/hddsim's
 # emulated 10,000 RPM disk over brd, phases from SEED; run it in exact
-# time, vm-run --icount).  WINDOW: the module parameter
-# rebuild_sort_window (ew's sort window, entries; "-" or none: the
-# module's).
-# FILL_RW: how step 2 fills, "write" (default: sequential, 256 KiB) or
-# "randwrite" (every 4 KiB block once, in random order, as a database
-# would leave it: eager writing then scatters logical neighbours).  Six devices of 192 MiB: four members (dm-linear
-# ewm0..3, so that one can become dm-error) and two spares.
+# time, vm-run --icount).  Six devices of 192 MiB: four members
+# (dm-linear ewm0..3, so that one can become dm-error) and two spares.
+# WINDOW: the module parameter rebuild_sort_window (ew's sort window,
+# entries; "-" or none: the module's).  FILL_RW: how step 2 fills,
+# "write" (default: sequential, 256 KiB) or "randwrite" (every 4 KiB
+# block once, in random order, as a database would leave it: eager
+# writing then scatters logical neighbours).
 #
 # 1. The replacement's sequential write rate: fio sequential writes of
 #    512 KiB (the rebuild's run size), iodepth 4, 48 MiB, to each spare
