@@ -1152,7 +1152,7 @@ void ew_state_work(struct work_struct *work)
 static void ew_rb_pages_alloc(struct ew_array *a)
 {
 	u32 nr = EW_RB_INFLIGHT_SECTORS / a->block_sectors, i;
-	u32 win_max = clamp(rebuild_sort_window, 256U, 1U << 24);
+	u32 win_max = clamp(READ_ONCE(rebuild_sort_window), 256U, 1U << 24);
 	struct ew_rb_win_ent *win;
 	struct page **pages;
 	struct page *gap;
