@@ -125,10 +125,22 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * block whose source moved below the band since is taken by the band
  * that sees it; the last band takes everything.  A band starts once the
  * runs of the one before are done (their blocks are stale until then).
- * Runs to fixed homes (raid10, ddm) and to a replica's own block keep
- * logical order: their destinations are fixed; so do ddm's partner runs
- * (see ew_rb_win_add).  Without a window (no memory), runs are formed
- * in logical order.
+ * ddm's home replicas are rebuilt the same way: the source of a home is
+ * the partner's replica, which eager writing put anywhere on the
+ * partner, so runs to homes in logical order read it a block at a time
+ * all over the member (0.17 of the spare's rate on hddsim).  With a
+ * window, and while the member keeps more than 1/EW_RB_HOME_RESERVE of
+ * its region free (ew_rb_home_eager), a stale home replica goes to a
+ * free block like a partner replica, in source order; once every
+ * replica is current the member is rebuilt, and the rebuild makes one
+ * more pass of the scan (a->rb_homes_pass), which queues each ddm copy
+ * away from its home as a delayed replica to its home, as after a load:
+ * the array is redundant at the sweep's rate, and the copies go home
+ * when the members have nothing else to do, as a ddm write's do.
+ * Runs to fixed homes (raid10, ddm past the reserve) and to a
+ * replica's own block keep logical order: their destinations are
+ * fixed.  Without a window (no memory), runs are formed in logical
+ * order.
  *
  * Runs yield to foreground I/O on the members they touch: while a member
  * has foreground requests in flight (pd.queued) or completed one in the
@@ -204,21 +216,39 @@ static bool ew_rb_fg_busy(struct ew_array *a, u32 disk, u64 now)
 }
 
 /*
+ * ddm: whether a stale home replica on rebuilding member disk is written
+ * to a free block of it, in the order of its source, instead of to its
+ * home (see "Rebuild runs"): with a sort window, while the member keeps
+ * more than 1/EW_RB_HOME_RESERVE of its region free.  a->lock held.
+ */
+static bool ew_rb_home_eager(struct ew_array *a, u32 disk, u32 home)
+{
+	struct ew_member *m = &a->m[disk];
+
+	return home != EW_MAP_NONE && a->geom.p.layout == EW_LAYOUT_DDM &&
+	       a->rb_win && a->rb_pages_nr && m->has_fm &&
+	       m->fm.nr_free > div_u64(a->geom.region_blocks,
+				       EW_RB_HOME_RESERVE);
+}
+
+/*
  * Where replica r of lblock (stale, on rebuilding member disk) is copied
- * to: its home, its own block, or a free block (*fresh; not yet
- * allocated), EW_MAP_NONE when the member has none.  a->lock held.
+ * to: its home (unless eager: ew_rb_home_eager), its own block, or a
+ * free block (*fresh; not yet allocated), EW_MAP_NONE when the member
+ * has none.  a->lock held.
  */
 static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
-		     u32 home, struct ew_rb_run *open, bool *fresh)
+		     u32 home, bool eager, struct ew_rb_run *open,
+		     bool *fresh)
 {
 	struct ew_member *m = &a->m[disk];
 	u32 p = ew_map_pblock(&a->map, lblock, r);
 	u64 b;
 
 	*fresh = false;
-	if (home != EW_MAP_NONE)
+	if (home != EW_MAP_NONE && !eager)
 		return home;
-	if (p != EW_MAP_NONE || !m->has_fm)
+	if ((p != EW_MAP_NONE && p != home) || !m->has_fm)
 		return p;
 	*fresh = true;
 	if (open && !open->to_home &&
@@ -246,8 +276,9 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 {
 	u32 sdisk[EW_MAX_MIRRORS], disk = rep[r].disk;
 	u64 sblock[EW_MAX_MIRRORS];
-	struct ew_rb_run *run = ew_rb_open(batch, disk,
-					   home[r] != EW_MAP_NONE);
+	bool eager = ew_rb_home_eager(a, disk, home[r]);
+	bool to_home = home[r] != EW_MAP_NONE && !eager;
+	struct ew_rb_run *run = ew_rb_open(batch, disk, to_home);
 	u32 k, n = 0, avoid = 0, src = EW_MAP_NONE, sd = 0, dst;
 	struct ew_choice ch;
 	bool fresh, grow, busy, next;
@@ -284,15 +315,14 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		sd = ch.disk;
 		src = (u32)ch.block;
 	}
-	dst = ew_rb_dst(a, lblock, r, disk, home[r], run, &fresh);
+	dst = ew_rb_dst(a, lblock, r, disk, home[r], eager, run, &fresh);
 	if (dst == EW_MAP_NONE)
 		return false;
 	busy = ew_rb_fg_busy(a, sd, now) || ew_rb_fg_busy(a, disk, now);
 	next = run && sd == run->srcd[run->n - 1] &&
 	       src == run->srcb[run->n - 1] + 1;
-	grow = run && run->n < ew_rb_run_max(a, busy) && run->r == r &&
-	       run->to_home == (home[r] != EW_MAP_NONE) &&
-	       dst == run->dst + run->n &&
+	grow = run && run->n < ew_rb_run_max(a, busy) &&
+	       run->to_home == to_home && dst == run->dst + run->n &&
 	       (run->gather ? a->rb_pages_free && (next || !busy) : next);
 	/* yield: before the free block is taken, nothing to undo */
 	if (!grow && may_yield &&
@@ -315,8 +345,7 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		run->src_mask = 0;
 		run->dst_disk = disk;
 		run->dst = dst;
-		run->r = (u8)r;
-		run->to_home = home[r] != EW_MAP_NONE;
+		run->to_home = to_home;
 		run->gather = a->rb_pages_free > 0;
 		run->epoch = ew_epoch_enter(a);
 		a->rb_inflight++;
@@ -336,6 +365,7 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	run->lblock[run->n] = lblock;
 	run->gen[run->n] = ew_map_gen(&a->map, lblock);
 	run->oldp[run->n] = ew_map_pblock(&a->map, lblock, r);
+	run->rr[run->n] = (u8)r;
 	if (run->to_home)
 		ew_cell_hold(a, &run->cell[run->n], lblock);
 	run->n++;
@@ -390,9 +420,9 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	struct ew_rb_run *run = context;
 	struct ew_array *a = run->a;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], r = run->r, j, dst, freed, logged = 0;
+	u32 home[EW_MAX_MIRRORS], r, j, dst, freed, logged = 0;
 	u32 err_disk = run->src_disk;
-	u8 bit = 1U << r, up;
+	u8 bit, up;
 	bool ok = !read_err && !write_err, kick_bios = false;
 	unsigned long flags;
 	u64 now = ew_now(), l, mask;
@@ -426,6 +456,8 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 		ew_member_ok(a, run->dst_disk);
 	for (j = 0; j < run->n; j++) {
 		l = run->lblock[j];
+		r = run->rr[j];
+		bit = 1U << r;
 		dst = run->dst + j;
 		up = ew_map_uptodate(&a->map, l);
 		ew_replicas(a, l, rep, home);
@@ -440,6 +472,9 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 			ew_defer_free(a, run->dst_disk, freed);
 			ew_count(a, EW_C_BG_WRITES);
 			logged++;
+			/* ddm's home replica, eagerly: moved home later */
+			if (home[r] != EW_MAP_NONE && dst != home[r])
+				a->rb_homes_off++;
 		} else if (dst != home[r] && dst != run->oldp[j]) {
 			/* a block allocated for the copy, never mapped */
 			ew_defer_free(a, run->dst_disk, dst);
@@ -789,19 +824,19 @@ static bool ew_rb_win_add(struct ew_array *a, u64 l,
 	u64 key = U64_MAX;
 	u32 r;
 
-	/*
-	 * ew only: ddm's partner runs sorted while its home runs keep
-	 * logical order gained nothing on hddsim (0.18) and cost CPU on
-	 * null_blk (0.23 of the spare against 0.35).
-	 */
+	u32 p;
+
+	/* raid10: every replica goes home, in logical order */
 	if (!a->rb_win || !runs || !a->rb_pages_nr ||
-	    a->geom.p.layout != EW_LAYOUT_EW)
+	    a->geom.p.layout == EW_LAYOUT_RAID10)
 		return false;
 	for (r = 0; r < a->geom.p.mirrors; r++) {
 		if (runs & (1U << r)) {
-			if (home[r] != EW_MAP_NONE ||
+			p = ew_map_pblock(&a->map, l, r);
+			if ((home[r] != EW_MAP_NONE &&
+			     !ew_rb_home_eager(a, rep[r].disk, home[r])) ||
 			    !a->m[rep[r].disk].has_fm ||
-			    ew_map_pblock(&a->map, l, r) != EW_MAP_NONE)
+			    (p != EW_MAP_NONE && p != home[r]))
 				return false;
 		} else if ((up & (1U << r)) && !a->pd[rep[r].disk].failed) {
 			key = min(key,
@@ -1050,12 +1085,17 @@ static void ew_rb_stat_log(struct ew_array *a, u32 i)
 }
 
 /*
- * The scan is over and the rebuilt members' queues are empty.  Not while
- * blocks are lost: the superblock's rebuilding bit is what finds them
- * again after a reboot (ew_array_member_state).  a->lock held.
+ * The scan is over and the rebuilt members' queues are empty: they are
+ * rebuilt.  Not while blocks are lost: the superblock's rebuilding bit is
+ * what finds them again after a reboot (ew_array_member_state).  On ddm,
+ * when home replicas were written to free blocks (see "Rebuild runs"),
+ * the rebuild then makes one more pass of the scan, which queues their
+ * moves home as for any ddm copy away from its home, and ends after it.
+ * Returns true when the member state changed.  a->lock held.
  */
 static bool ew_rebuild_finish(struct ew_array *a)
 {
+	bool rebuilt = false;
 	u32 i;
 
 	if (a->nr_lost || a->rb_inflight)
@@ -1065,16 +1105,34 @@ static bool ew_rebuild_finish(struct ew_array *a)
 		    (a->m[i].nr_delayed || a->m[i].copies))
 			return false;
 	for (i = 0; i < a->nr; i++)
-		ew_rb_stat_log(a, i);
-	if (a->rb_bands)
-		DMINFO("rebuild sources swept in %u band%s", a->rb_bands,
-		       a->rb_bands == 1 ? "" : "s");
+		rebuilt |= a->m[i].rebuilding;
+	if (rebuilt) {
+		for (i = 0; i < a->nr; i++)
+			ew_rb_stat_log(a, i);
+		if (a->rb_bands)
+			DMINFO("rebuild sources swept in %u band%s",
+			       a->rb_bands, a->rb_bands == 1 ? "" : "s");
+	}
 	for (i = 0; i < a->nr; i++) {
 		if (!a->m[i].rebuilding)
 			continue;
 		a->m[i].rebuilding = false;
 		DMINFO("member %u (%pg) rebuilt", i, a->m[i].bdev);
 	}
+	if (a->rb_homes_off && !a->rb_homes_pass) {
+		DMINFO("rebuild wrote %llu home replicas to free blocks: moving them home",
+		       a->rb_homes_off);
+		a->rb_homes_off = 0;
+		a->rb_homes_pass = true;
+		ew_rb_band_reset(a);
+		a->resync_next = 0;
+		if (rebuilt)
+			ew_event(a);
+		return rebuilt;
+	}
+	if (a->rb_homes_pass)
+		DMINFO("rebuild: home replicas queued to move home");
+	a->rb_homes_pass = false;
 	a->rb_active = false;
 	ew_event(a);
 	return true;
@@ -1176,9 +1234,8 @@ static void ew_rb_pages_alloc(struct ew_array *a)
 	}
 	for (nr = 0; nr < EW_RB_RUNS; nr++)
 		INIT_WORK(&a->rb_runs[nr].work, ew_rb_write_work);
-	/* ew's only (ew_rb_win_add); without it, runs keep logical order */
-	win = a->geom.p.layout != EW_LAYOUT_EW ? NULL :
-		kvmalloc_array(win_max, sizeof(*win), GFP_NOIO);
+	/* ew's and ddm's (ew_rb_win_add); without it, logical order */
+	win = kvmalloc_array(win_max, sizeof(*win), GFP_NOIO);
 	/* without the histogram, one band: the window sweeps in turns */
 	if (win)
 		hist = kcalloc(EW_RB_HIST, sizeof(*hist), GFP_NOIO);
@@ -1301,6 +1358,8 @@ int ew_replace_member(struct ew_array *a, u32 i,
 		memset(&a->m[r].rbs, 0, sizeof(a->m[r].rbs));
 	a->resync_next = 0;
 	ew_rb_band_reset(a);
+	/* a pass that moves home copies: this scan does it, then another */
+	a->rb_homes_pass = false;
 	a->rb_active = true;
 	spin_unlock_irqrestore(&a->lock, flags);
 	DMINFO("member %u replaced by %pg: rebuilding, %llu blocks lost",

@@ -226,6 +226,12 @@
 #define EW_RB_HIST		1024
 #define EW_RB_BAND_FILL(win)	((win) / 4 * 3)
 /*
+ * ddm's home replicas rebuilt eagerly (see "Rebuild runs"): while the
+ * rebuilding member keeps more than 1/EW_RB_HOME_RESERVE of its region
+ * free, for foreground writes.
+ */
+#define EW_RB_HOME_RESERVE	8
+/*
  * Runs yield to foreground I/O (see "Rebuild runs"): while a member has
  * foreground I/O in flight or completed one less than EW_RB_FG_IDLE_NS
  * ago, a new run that reads or writes it starts only when fewer than
@@ -345,7 +351,6 @@ struct ew_rb_run {
 	u32 dst_disk;
 	u32 dst;			/* first destination block */
 	u64 src_mask;			/* source members (rb_runs counted) */
-	u8 r;				/* the replica rebuilt, on dst_disk */
 	bool to_home;			/* cells held: see "Rebuild" */
 	bool gather;			/* sources anywhere: read into pages */
 	u8 epoch;
@@ -361,6 +366,7 @@ struct ew_rb_run {
 	u64 lblock[EW_RB_RUN_MAX];
 	u32 gen[EW_RB_RUN_MAX];		/* generation when the run formed */
 	u32 oldp[EW_RB_RUN_MAX];	/* the replica's block then */
+	u8 rr[EW_RB_RUN_MAX];		/* the replica rebuilt, on dst_disk */
 	struct ew_cell cell[EW_RB_RUN_MAX];
 };
 
@@ -496,6 +502,12 @@ struct ew_array {
 	u64 rb_band_hi;
 	u64 rb_band_base, rb_band_cur, rb_band_total;
 	u32 rb_bands;			/* passes with a band, for the log */
+	/*
+	 * ddm: home replicas a rebuild wrote to free blocks (a->lock), and
+	 * the scan's pass that moves them home is running (rb_homes_pass)
+	 */
+	u64 rb_homes_off;
+	bool rb_homes_pass;
 	struct bio_list read_retry;	/* reads to send to another replica */
 	atomic64_t counters[EW_C_NR];
 	struct ew_md *md;		/* the persistent map */

@@ -16,10 +16,14 @@
 # partner goes: every block reads back from the rebuilt member.  Before
 # the fix: 1 write a replica copied (not ok).
 # The kernel log's rebuild reads/writes lines must match the sectors the
-# members read and the replicas copied, and on ew each source member must
-# be read in one sweep with no block read twice (its runs are formed in
-# the physical order of their sources: before, in logical order, they
-# read through each other's sources).
+# members read and the replicas copied, and on ew and ddm each source
+# member must be read in one sweep with no block read twice (its runs are
+# formed in the physical order of their sources: before, in logical
+# order, they read through each other's sources).  ddm's home replicas
+# go to free blocks too, in that sweep, and are moved home once each
+# after the member is rebuilt (before: to their homes in logical order,
+# the partner read a block at a time; no "home replicas" line); a load
+# afterwards finds nothing to copy (every replica where it belongs).
 # ew again with a sort window of 256 entries (module parameter
 # rebuild_sort_window) for about 2,000 replicas: the sources are swept in
 # bands (one pass of the scan each), several, each block still read once
@@ -88,11 +92,8 @@ run_layout() {
 	check "$t: the spare's write count read ($w0)" test -n "$w0"
 	check "$t: the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
 	check "$t: the rebuild completes" rebuilt_drained $DEV 120
-	n=$(($(status_field $DEV 12) - bg0))
+	bg=$(($(status_field $DEV 12) - bg0))
 	w=$(($(writes_of ewsp) - w0))
-	note "$t: rebuild: $n replicas copied ($((n * 4)) KiB) in $w write requests to the spare"
-	check "$t: the rebuild copied member 1's replicas (>= 1024: $n)" test "$n" -ge 1024
-	check "$t: at least 64 KiB a write to the spare ($w writes for $n replicas)" test $((w * 16)) -le "$n"
 	# the kernel log's account of the rebuild's I/O against the members'
 	# own: every block it says it read (gaps read through too) the
 	# members read, the blocks it read besides the gaps and wrote are the
@@ -102,16 +103,37 @@ run_layout() {
 	rb=$(awk '$4 == "reads:" { n += $5 } END { print n + 0 }' <<<"$io")
 	rg=$(awk '$4 == "reads:" { g += substr($7, 2) } END { print g + 0 }' <<<"$io")
 	wb=$(awk '$4 == "writes:" && $2 == 1 { print $5 }' <<<"$io")
+	# ddm: the home replicas went to free blocks in the order of their
+	# sources, then each was moved home once (a delayed copy, counted in
+	# field 12 and written to the spare with a request of its own)
+	homes=$(dmesg | tail -n +$((klog_from + 1)) |
+		sed -n 's/^.*rebuild wrote \([0-9]*\) home replicas to free blocks.*$/\1/p' | tail -n 1)
+	homes=${homes:-0}
+	n=$((bg - homes))
+	note "$t: rebuild: $n replicas copied ($((n * 4)) KiB), $homes home replicas then moved home, $w write requests to the spare"
+	check "$t: the rebuild copied member 1's replicas (>= 1024: $n)" test "$n" -ge 1024
+	check "$t: at least 64 KiB a rebuild write to the spare ($w writes, $homes of them moves home, for $n replicas)" \
+		test $(((w - homes) * 16)) -le "$n"
 	r=$(($(sectors_read) - r0))
-	check "$t: the log's blocks read ($rb) are what the members read ($r sectors)" test $((rb * 8)) -eq "$r"
+	if [ "$layout" = ddm ]; then
+		check "$t: home replicas written eagerly, then moved home ($homes)" test "$homes" -gt 0
+		check "$t: the log's blocks read ($rb) and the moves' sources are what the members read ($r sectors)" \
+			test $((rb * 8)) -le "$r" -a "$r" -le $(((rb + homes) * 8))
+	else
+		check "$t: no home replica moved ($homes)" test "$homes" -eq 0
+		check "$t: the log's blocks read ($rb) are what the members read ($r sectors)" test $((rb * 8)) -eq "$r"
+	fi
 	check "$t: ... its gap blocks ($rg) besides, the replicas copied ($n)" test $((rb - rg)) -eq "$n"
 	check "$t: ... and member 1 got them, written ($wb)" test "${wb:-0}" -eq "$n"
-	# ew: the runs are formed in the physical order of their sources
-	# (the sort window, see Rebuild runs), so each source member is read
-	# in one sweep (no read behind the one before) and no block of it is
-	# read twice (blocks read <= the span swept).  Formed in logical
-	# order, runs read through each other's sources: blocks read twice.
-	if [ "$layout" = ew ]; then
+	# ew and ddm: the runs to free blocks are formed in the physical
+	# order of their sources (the sort window, see Rebuild runs), so each
+	# source member is read in one sweep (no read behind the one before)
+	# and no block of it is read twice (blocks read <= the span swept).
+	# Formed in logical order, runs read through each other's sources:
+	# blocks read twice.  ddm's home replicas too: written to free blocks
+	# first (before, to their homes in logical order: a source read a
+	# block at a time all over the partner).
+	if [ "$layout" != raid10 ]; then
 		sw=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'rebuild \(reads\|sweep\):' |
 			sed 's/^.*eagerwrite: //' | awk '
 			$4 == "reads:" { rd[$2] = $5 }
@@ -133,6 +155,12 @@ run_layout() {
 	check "$t: data reads back with every member" \
 		test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
 	check "$t: remove again" dmsetup remove $DEV
+	# every replica where it belongs: the scan after a load queues a
+	# ddm copy away from its home, and there is none
+	check "$t: assembled again" dmsetup create $DEV --table "$spare"
+	check "$t: nothing to resync" rebuilt_drained $DEV 120
+	check "$t: no copy made after the load ($(status_field $DEV 12))" test "$(status_field $DEV 12)" = 0
+	check "$t: remove after the load" dmsetup remove $DEV
 
 	# member 1's partner gone: what it held is read from the rebuilt member
 	check "$t: assembled with member $partner missing" dmsetup create $DEV --table "${spare/\/dev\/mapper\/ewm$partner /- }"
