@@ -65,7 +65,10 @@
 # during_rebuild_mibs and during0_rebuild_mibs: "MIBS"; idle_rebuild_mibs
 # "MIBS RATIO"; io_read "member M blocks B gaps G requests Q span S
 # skipped K back O density D sweep_s T", io_write "member M blocks B
-# requests Q", idle_rebuild_region "REGION_BLOCKS SECONDS RATIO".
+# requests Q", idle_rebuild_region "REGION_BLOCKS SECONDS RATIO",
+# idle_rebuild_homes "HOMES SECONDS" (ddm: home replicas rebuilt to free
+# blocks and moved home afterwards; seconds from the replacement until
+# the last was home).
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -236,12 +239,20 @@ wait_idle || note "rebuild 1 not idle: $(dmsetup status $DEV)"
 # 5. the idle rebuild, unthrottled
 fail 2
 dmsetup message $DEV 0 rebuild_rate 0
-bg0=$(status_field $DEV 12)
+bg0=$(status_field $DEV 12) t0=$(now_s)
 replace 2 ewsp2
 wait_idle || note "rebuild 2 not idle: $(dmsetup status $DEV)"
-bg1=$(status_field $DEV 12)
+bg1=$(status_field $DEV 12) t1=$(now_s)
 ts=$(klog_time "member 2 replaced by") te=$(klog_time "rebuilt")
-n=$((bg1 - bg0))
+# ddm: home replicas written to free blocks, then moved home after the
+# member was rebuilt (field 12 counts the moves too; the rate is the
+# rebuild's, to "rebuilt")
+homes=$(dmesg | sed -n '/member 2 replaced by/,$p' |
+	sed -n 's/^.*rebuild wrote \([0-9]*\) home replicas to free blocks.*$/\1/p' | tail -n 1)
+homes=${homes:-0}
+n=$((bg1 - bg0 - homes))
+[ "$homes" -gt 0 ] && note "idle rebuild: $homes home replicas written to free blocks, moved home after it; every copy at home $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s after the replacement"
+result idle_rebuild_homes "$homes" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
 mibs=$(awk -v n=$n -v bs="$bs" -v a="$ts" -v b="$te" 'BEGIN { printf "%.1f", n * bs / 1048576 / (b - a) }')
 ratio=$(awk -v r="$mibs" -v s="$sp2" 'BEGIN { printf "%.2f", r / s }')
 note "idle rebuild at rebuild_rate 0: $n replicas ($((n * bs / 1048576)) MiB) in $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.3f", b - a }') s: $mibs MiB/s, ${ratio} of the spare's sequential write rate ($sp2 MiB/s)"
