@@ -129,16 +129,17 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * the partner's replica, which eager writing put anywhere on the
  * partner, so runs to homes in logical order read it a block at a time
  * all over the member (0.17 of the spare's rate on hddsim).  With a
- * window, and while the member keeps more than 1/EW_RB_HOME_RESERVE of
- * its region free (ew_rb_home_eager), a stale home replica goes to a
- * free block like a partner replica, in source order; once every
- * replica is current the member is rebuilt, and the rebuild makes one
- * more pass of the scan (a->rb_homes_pass), which queues each ddm copy
- * away from its home as a delayed replica to its home, as after a load:
- * the array is redundant at the sweep's rate, and the copies go home
- * when the members have nothing else to do, as a ddm write's do.
- * Runs to fixed homes (raid10, ddm past the reserve) and to a
- * replica's own block keep logical order: their destinations are
+ * window, a rotational partner (a non-rotational one skips the window:
+ * see ew_rb_win_add), and while the member keeps more than
+ * 1/EW_RB_HOME_RESERVE of its region free (ew_rb_home_eager), a stale
+ * home replica goes to a free block like a partner replica, in source
+ * order; once every replica is current the member is rebuilt, and the
+ * rebuild makes one more pass of the scan (a->rb_homes_pass), which
+ * queues each ddm copy away from its home as a delayed replica to its
+ * home, as after a load: the array is redundant at the sweep's rate,
+ * and the copies go home when the members have nothing else to do, as
+ * a ddm write's do.  Runs to fixed homes (raid10, ddm otherwise) and to
+ * a replica's own block keep logical order: their destinations are
  * fixed.  Without a window (no memory), runs are formed in logical
  * order.
  *
@@ -218,8 +219,9 @@ static bool ew_rb_fg_busy(struct ew_array *a, u32 disk, u64 now)
 /*
  * ddm: whether a stale home replica on rebuilding member disk is written
  * to a free block of it, in the order of its source, instead of to its
- * home (see "Rebuild runs"): with a sort window, while the member keeps
- * more than 1/EW_RB_HOME_RESERVE of its region free.  a->lock held.
+ * home (see "Rebuild runs"): with a sort window, when its source (the
+ * pair's other member) is rotational, while the member keeps more than
+ * 1/EW_RB_HOME_RESERVE of its region free.  a->lock held.
  */
 static bool ew_rb_home_eager(struct ew_array *a, u32 disk, u32 home)
 {
@@ -227,6 +229,7 @@ static bool ew_rb_home_eager(struct ew_array *a, u32 disk, u32 home)
 
 	return home != EW_MAP_NONE && a->geom.p.layout == EW_LAYOUT_DDM &&
 	       a->rb_win && a->rb_pages_nr && m->has_fm &&
+	       !a->pd[disk ^ 1].nonrot &&
 	       m->fm.nr_free > div_u64(a->geom.region_blocks,
 				       EW_RB_HOME_RESERVE);
 }
@@ -822,9 +825,8 @@ static bool ew_rb_win_add(struct ew_array *a, u64 l,
 			  u8 runs)
 {
 	u64 key = U64_MAX;
-	u32 r;
-
-	u32 p;
+	bool rot = false;
+	u32 r, p;
 
 	/* raid10: every replica goes home, in logical order */
 	if (!a->rb_win || !runs || !a->rb_pages_nr ||
@@ -842,10 +844,18 @@ static bool ew_rb_win_add(struct ew_array *a, u64 l,
 			key = min(key,
 				  (u64)ew_map_pblock(&a->map, l, r) << 8 |
 				  rep[r].disk);
+			rot |= !a->pd[rep[r].disk].nonrot;
 		}
 	}
-	/* no live source: ew_rb_add counts it owed */
-	if (key == U64_MAX)
+	/*
+	 * no live source: ew_rb_add counts it owed.  ddm with a
+	 * non-rotational partner: a source read out of order costs nothing
+	 * more, and its home runs in logical order were cheaper (null_blk:
+	 * 0.35 of the spare's rate against 0.27 sorted).  ew's sorted runs
+	 * are cheaper there too (0.28 against 0.22: far fewer requests).
+	 */
+	if (key == U64_MAX ||
+	    (!rot && a->geom.p.layout == EW_LAYOUT_DDM))
 		return false;
 	if (a->rb_band_hist && (key >> 8) >= a->rb_band_hi) {
 		a->rb_band_hist[min_t(u64, (key >> 8) >> a->rb_band_shift,
