@@ -418,6 +418,8 @@ static void ew_rb_stat_write(struct ew_array *a, u32 disk, u32 nr)
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
+static bool ew_resync_left(struct ew_array *a);
+
 static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 {
 	struct ew_rb_run *run = context;
@@ -426,7 +428,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	u32 home[EW_MAX_MIRRORS], r, j, dst, freed, logged = 0;
 	u32 err_disk = run->src_disk;
 	u8 bit, up;
-	bool ok = !read_err && !write_err, kick_bios = false;
+	bool ok = !read_err && !write_err, kick_bios = false, kick_end;
 	unsigned long flags;
 	u64 now = ew_now(), l, mask;
 
@@ -497,8 +499,17 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	a->copies--;
 	list_add(&run->list, &a->rb_idle);
 	ew_epoch_exit(a, run->epoch);
+	/*
+	 * The last run of a scan that is over: the rebuild may end now, not
+	 * at rb_work's next tick (up to EW_RB_TICK_MS later).  Not once
+	 * suspended: postsuspend cancels rb_work before the last copies.
+	 */
+	kick_end = a->rb_active && !a->suspended && !a->rb_inflight &&
+		   !ew_resync_left(a);
 	spin_unlock_irqrestore(&a->lock, flags);
 
+	if (kick_end)
+		mod_delayed_work(a->prop_wq, &a->rb_work, 0);
 	ew_copy_wake(a, kick_bios);
 }
 
