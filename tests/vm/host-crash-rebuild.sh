@@ -25,7 +25,7 @@
 #   boot 2   reassembles from the table with the spare: the rebuild
 #            resumes (kernel log), runs to its end unthrottled; ewprobe
 #            verify: every acknowledged write is there, no foreign data;
-#            then member 1's partner (member 3) becomes dm-error, so that
+#            then member 1's partner (member 3; ddm: 0) becomes dm-error, so that
 #            column 1's blocks are read from the rebuilt spare alone, and
 #            verify again: nothing lost.  Control: the last acknowledged
 #            block zeroed through the target is reported lost.
@@ -126,8 +126,12 @@ if [ "${1-}" = --guest ]; then
 		return 1
 	}
 	check "$cfg: every acknowledged write survived the cut during the rebuild" verify after-cut
-	check "$cfg: member 3 (member 1's partner) switched to dm-error" sh -c \
-		"dmsetup reload ewm3 --table '0 $SZ error' && dmsetup resume ewm3"
+	# member 1's partner: replica 1 of column 1 on raid10 and ew (4
+	# members, mirrors 2), the pair's other member on ddm
+	partner=3
+	[ "${cfg%%:*}" = ddm ] && partner=0
+	check "$cfg: member $partner (member 1's partner) switched to dm-error" sh -c \
+		"dmsetup reload ewm$partner --table '0 $SZ error' && dmsetup resume ewm$partner"
 	check "$cfg: verify again, member 1's blocks from the rebuilt spare" verify partner-failed
 	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
 	blk=$(grep -aE "^EWPROBE ack $whole" /tmp/log | tail -n 1 | cut -d' ' -f4)
