@@ -8,11 +8,13 @@
 #
 #   host-crash-rebuild.sh [--configs "LAYOUT:SYNC..."] [--seed X]
 #
-# Default config ew:2.  The volume is filled with zeros first, so that
-# the rebuild has every block to copy.  Guest disks: disk00..03 the members (each under a
-# dm-linear device ewm0..3, so that it can become dm-error under the
-# array), disk04 the spare (under ewspare), disk05 carries the write log
-# from the first boot to the second.
+# Default configs ew:2 and ddm:2 (ddm rebuilds its home replicas into
+# free blocks and moves them home after: a cut may come in either).  The
+# volume is filled with zeros first, so that the rebuild has every block
+# to copy.  Guest disks: disk00..03 the members (each under a dm-linear
+# device ewm0..3, so that it can become dm-error under the array),
+# disk04 the spare (under ewspare), disk05 carries the write log from
+# the first boot to the second.
 #
 #   boot 1   a new array over ewm0..3; ewprobe write on it (intents and
 #            acks go to the host over the channel); member 1 becomes
@@ -152,7 +154,7 @@ main() {
 		echo "not ok - $(basename "$0") runs on the host (it boots the guest itself)"
 		exit 1
 	fi
-	configs="ew:2" seed=$(( $(date +%s) % 100000 ))
+	configs="ew:2 ddm:2" seed=$(( $(date +%s) % 100000 ))
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--configs) configs=$2; shift 2 ;;
