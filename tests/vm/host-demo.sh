@@ -1,12 +1,14 @@
 #!/bin/bash
 # vmtest: beside
 # README's first command must work (issue 17): runs the quick form of
-# make demo (scripts/demo --quick: 8 emulated disks, short jobs, one
-# exact-time guest) with its own output directory, and checks what a
+# make demo (scripts/demo --quick: 8 emulated disks, short jobs,
+# exact-time guests) with its own output directory, and checks what a
 # newcomer would read: exit 0 and "demo: SUCCESS", a row for every
 # layout (md raid10, eagerwrite raid10, ddm, the EW-Array) with numbers
 # in every column, the CSV with the same rows and positive figures, and
-# the plot (when gnuplot is there; scripts/install-deps installs it).
+# the plot (when gnuplot is there; scripts/install-deps installs it), and
+# with two guests or more (scripts/bench --parallel) md raid10 repeated
+# in each within 5%.
 # Prints "ok - NAME" / "not ok - NAME"; the demo's output is kept in
 # build/demo-check/demo.out.
 set -u
@@ -55,6 +57,19 @@ if awk -F, '$2 == "md" { found = 1; exit !($5 == "1.00" && $10 == "1.00") } END 
 	ok "CSV: ratios to md raid10"
 else
 	notok "CSV: ratios to md raid10"
+fi
+# Two boots or more (scripts/bench --parallel, a host with two cores):
+# md raid10 ran in each, and in exact time it repeats.
+bt=""
+for f in "$out"/run-*/bench.txt; do [ -e "$f" ] && bt=$f; done
+if [ -n "$bt" ] && grep -q '^bench: [0-9]* guests at once' "$bt"; then
+	if grep -E '^bench: md in boot [0-9]+ against boot 1: ' "$bt" >"$out/repeat" &&
+	   awk '{ d = $(NF - 1); sub(/%$/, "", d); if (d + 0 > 5) bad = 1 } END { exit bad }' "$out/repeat"; then
+		ok "md raid10 repeated in every boot (within 5%)"
+	else
+		notok "md raid10 repeated in every boot (within 5%)"
+		grep 'boot' "$bt" | sed 's/^/#   /'
+	fi
 fi
 if ! command -v gnuplot >/dev/null; then
 	notok "plot: gnuplot missing (scripts/install-deps installs it)"
