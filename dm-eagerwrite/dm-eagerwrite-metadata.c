@@ -139,6 +139,7 @@ struct ew_md {
 	/* under *lock */
 	void *jblk[EW_MD_JBUFS];
 	u64 jmark[EW_MD_JBUFS];		/* dfree tail when sealed */
+	u32 jnr[EW_MD_JBUFS];		/* records, when sealed */
 	struct ew_meta_jbuf open;
 	u64 open_seq;
 	u64 durable_seq;
@@ -512,11 +513,18 @@ void ew_md_unreserve(struct ew_md *md, u32 units)
 	md->resv -= units;
 }
 
+/*
+ * Closes the open block: no record goes into it any more.  Its header
+ * and checksums (and the second copy) are written by the commit, in
+ * process context just before the block's write (ew_md_jblk_encode()),
+ * not here, where the write that filled the block holds *lock with
+ * interrupts off: an 8 KiB checksum and copy off the I/O path.
+ */
 static void ew_md_seal_open(struct ew_md *md)
 {
 	u32 b = md->open_seq % EW_MD_JBUFS;
 
-	ew_meta_jbuf_seal(&md->open, &md->jsb, md->open_seq);
+	md->jnr[b] = md->open.nr;
 	md->jmark[b] = md->dfree->tail;
 	md->open_seq++;
 	ew_meta_jbuf_init(&md->open, md->jblk[md->open_seq % EW_MD_JBUFS]);
@@ -1007,6 +1015,19 @@ u64 ew_md_member_errors(struct ew_md *md)
 static int __ew_md_set_member_state(struct ew_md *md, u64 failed,
 				    u64 rebuilding);
 
+/*
+ * A sealed block's header, checksum and second copy, for its write.
+ * Process context, io_mutex held: nothing else writes a sealed block
+ * (records go to the open one) until it is durable and reused.
+ */
+static void ew_md_jblk_encode(struct ew_md *md, u64 seq)
+{
+	u32 b = seq % EW_MD_JBUFS;
+	struct ew_meta_jbuf j = { .blk = md->jblk[b], .nr = md->jnr[b] };
+
+	ew_meta_jbuf_seal(&j, &md->jsb, seq);
+}
+
 static int __ew_md_commit(struct ew_md *md)
 {
 	u64 dirty, sole, last, s, bad, dead, first;
@@ -1095,6 +1116,7 @@ static int __ew_md_commit(struct ew_md *md)
 				ew_md_fail(md, "journal (ring full)", -ENOSPC);
 				return -EIO;
 			}
+			ew_md_jblk_encode(md, s);
 			ret = ew_md_mwrite(md, REQ_OP_WRITE | REQ_FUA |
 				       REQ_SYNC | (s == first && ncopies ?
 						   REQ_PREFLUSH : 0),
