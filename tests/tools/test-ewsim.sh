@@ -32,6 +32,18 @@ check "help exits 0 and documents the commands" \
 	bash -c "'$ewsim' --help | grep -q 'ewsim sweep'"
 "$ewsim" --layout nosuch >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok "bad option exits 2" || nok "bad option exits 2 (got $rc)"
+# every bad value is refused naming its own option (the message once
+# named another one: the lookup assumed longopts in the enum's order)
+bad_named=""
+for o in "requests 0" "seed x" "hot x" "disk-mib x" "warmup 2" "rate 0" \
+	"window 0" "layout nosuch" "outstanding x" "trace-speed 0"; do
+	set -- $o
+	"$ewsim" "--$1" "$2" >/dev/null 2>"$tmp/err"; rc=$?
+	{ [ $rc -eq 2 ] && grep -q -- "--$1: '$2'" "$tmp/err"; } ||
+		bad_named="$bad_named --$1 (exit $rc: $(head -n 1 "$tmp/err"))"
+done
+[ -z "$bad_named" ] && ok "a bad value's message names its option" ||
+	nok "a bad value's message names its option:$bad_named"
 "$ewsim" frobnicate >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok "unknown command exits 2" ||
 	nok "unknown command exits 2 (got $rc)"

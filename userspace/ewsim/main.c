@@ -106,6 +106,15 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* The long name of option value ch (longopts is not in enum order). */
+static const char *opt_name(int ch)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == ch)
+			return o->name;
+	return "?";
+}
+
 static int bad(const char *opt, const char *val)
 {
 	fprintf(stderr, "ewsim: invalid value for --%s: '%s'\n", opt, val);
@@ -206,8 +215,7 @@ static int parse_args(int argc, char **argv, struct cli *o)
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		struct sim_config *c = &o->c;
 		const char *a = optarg;
-		const char *name = ch >= O_LAYOUT && ch <= O_HELP ?
-			longopts[ch - O_LAYOUT].name : "?";
+		const char *name = opt_name(ch);
 		u64 v;
 		double d;
 
