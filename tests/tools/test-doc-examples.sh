@@ -80,7 +80,9 @@ while IFS=$'\t' read -r where cmd shown status; do
 	fi
 	if [ -n "$shown" ]; then
 		exp=$(tr '\037' '\n' <<<"$shown")
-		# the document indents and aligns; compare word by word
+		# the document indents and aligns, and its lines are read
+		# stripped: compare word by word, each line's indent dropped
+		got=$(sed 's/^[ \t]*//' <<<"$got")
 		if [ "$(tr -s ' \t' ' ' <<<"$got")" = "$(tr -s ' \t' ' ' <<<"$exp")" ]; then
 			ok "$name (output as shown)"
 		else

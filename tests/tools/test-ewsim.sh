@@ -227,4 +227,51 @@ else
 	cat "$tmp/bound.csv"
 fi
 
+# --- the same-block bound ---------------------------------------------------------
+# The shortest write the model allows, found by ewsim from the core's
+# ew_disk_predict(), against the closed form from the model's own
+# parameters (overhead + write settle + 8 of the outer zone's 254
+# sectors a turn); then with another model, so the search follows it.
+sb_form() {	# sb_form OVERHEAD_NS SETTLE_NS: the closed form, in ms
+	awk -v o="$1" -v s="$2" 'BEGIN { printf "%.6f", (o + s + 8 / 254 * 5973121) / 1e6 }'
+}
+if "$ewsim" bound --same-block >"$tmp/sb.json" 2>"$tmp/err" &&
+   fcheck 'm - f < 0.002 && f - m < 0.002 && w < 0.002 && r < 650 && r > 640' \
+	-v m="$(jq .min_write_ms "$tmp/sb.json")" -v f="$(sb_form 900000 461000)" \
+	-v w="$(jq .rotation_wait_ms "$tmp/sb.json")" -v r="$(jq .bound_per_s "$tmp/sb.json")"; then
+	ok "same-block bound: overhead + settle + transfer, the Cheetah's 645/s"
+else
+	nok "same-block bound: overhead + settle + transfer, the Cheetah's 645/s"
+	cat "$tmp/sb.json" "$tmp/err"
+fi
+if "$ewsim" bound --same-block --disk overhead_ns=100000,write_settle_ns=0 >"$tmp/sb0.json" &&
+   fcheck 'm - f < 0.002 && f - m < 0.002' -v m="$(jq .min_write_ms "$tmp/sb0.json")" \
+	-v f="$(sb_form 100000 0)"; then
+	ok "same-block bound follows --disk (no settle, 0.1 ms overhead)"
+else
+	nok "same-block bound follows --disk (no settle, 0.1 ms overhead)"
+	cat "$tmp/sb0.json"
+fi
+# The simulator's own closed loop of durable rewrites of one block (the
+# bench's ewsim --same-block run) cannot beat the bound.
+for s in 1 2; do
+	if "$ewsim" run --layout ew --sync $s --disks 8 --mirrors 2 --dilution 2 --disk-mib 256 \
+		--block-size 4096 --len-blocks 1 --page-bytes 4096 --read-frac 0 --outstanding 1 \
+		--requests 400 --json "$tmp/sbrun.json" 2>"$tmp/err" &&
+	   fcheck 'm >= b && t <= r && t > 0' -v m="$(jq .write.mean_ms "$tmp/sbrun.json")" \
+		-v b="$(jq .min_write_ms "$tmp/sb.json")" -v t="$(jq .throughput "$tmp/sbrun.json")" \
+		-v r="$(jq .bound_per_s "$tmp/sb.json")"; then
+		ok "ewsim same-block sync $s within the bound"
+	else
+		nok "ewsim same-block sync $s within the bound"
+		jq -c '{throughput, write}' "$tmp/sbrun.json"
+	fi
+done
+"$ewsim" bound --same-block --writes 10 >/dev/null 2>&1; rc=$?
+"$ewsim" bound --disk overhead_ns=1 >/dev/null 2>&1; rc2=$?
+"$ewsim" bound --same-block --block-size 1000 >/dev/null 2>&1; rc3=$?
+[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] &&
+	ok "bound: mixed or bad options exit 2" ||
+	nok "bound: mixed or bad options exit 2 (got $rc $rc2 $rc3)"
+
 exit $failed

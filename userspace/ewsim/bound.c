@@ -25,6 +25,17 @@
  * Cylinder experiment (informational): the same over the first 16
  * cylinders, where a free block may be on another surface or cylinder;
  * reported as positioning (arm movement, settle excluded, plus rotation).
+ *
+ * Same-block bound (--same-block): the fastest a closed loop of durable
+ * rewrites of one block can go when every rewrite writes at least one
+ * member (sync 1 and 2 both do; the next rewrite is sent only once the
+ * last is acknowledged).  No placement can make a member write shorter
+ * than the disk model's best case: the head already on the track, no
+ * rotational wait, the block at the start of a track of the fastest
+ * zone.  That best case is found with ew_disk_predict() itself (every
+ * zone's first track, every start time over one turn in 1 us steps), so
+ * it is whatever the model charges (controller overhead and the write
+ * settle on every write, then the transfer), not a formula beside it.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -190,6 +201,72 @@ static int bound_cyl(const struct ew_disk *d, u32 bs, double p, u64 writes,
 	return 0;
 }
 
+/*
+ * The shortest service of one write of bs sectors on model d (see the
+ * head comment), its parts in *a; -EINVAL if no track holds bs sectors.
+ */
+static int bound_min_write(const struct ew_disk *d, u32 bs,
+			   struct ew_access *best)
+{
+	u64 rot = d->p.rotation_ns, step = rot > 1000000 ? 1000 : 1;
+	bool found = false;
+
+	for (u32 z = 0; z < d->nr_zones; z++) {
+		u32 track = d->zone_cyl[z] * d->p.heads;
+		u64 lba = ew_disk_track_first_lba(d, track);
+		struct ew_head h = { 0 };
+		struct ew_pos pos;
+
+		if (ew_disk_track_spt(d, track) < bs ||
+		    lba + bs > d->nr_sectors)
+			continue;
+		ew_disk_lba_to_pos(d, lba, &pos);
+		h.cyl = pos.cyl;
+		h.head = pos.head;
+		for (u64 t = rot; t < 2 * rot; t += step) {
+			struct ew_access a;
+
+			ew_disk_predict(d, &h, t, lba, bs, true, &a);
+			if (!found || a.total_ns < best->total_ns) {
+				*best = a;
+				found = true;
+			}
+		}
+	}
+	return found ? 0 : -EINVAL;
+}
+
+static int bound_same_block(const struct ew_disk_params *dp, u32 bytes)
+{
+	struct ew_disk d;
+	struct ew_access a;
+	double svc, ceil;
+
+	if (bytes < 512 || bytes % 512) {
+		fprintf(stderr, "ewsim: bound: block size must be a multiple of 512\n");
+		return EWSIM_EXIT_USAGE;
+	}
+	if (ew_disk_init(&d, dp, ew_disk_params_sectors(dp)) ||
+	    bound_min_write(&d, bytes / 512, &a)) {
+		fprintf(stderr, "ewsim: bound: no track of the model holds a %u-byte block\n",
+			bytes);
+		return EWSIM_EXIT_FAIL;
+	}
+	svc = (double)a.total_ns / 1e6;
+	ceil = 1e9 / (double)dp->rotation_ns;	/* RPM/60 */
+	printf("{\n  \"block_bytes\": %u,\n  \"rotation_ms\": %.6f,\n"
+	       "  \"ceiling_per_s\": %.3f,\n  \"overhead_ms\": %.6f,\n"
+	       "  \"write_settle_ms\": %.6f,\n  \"positioning_ms\": %.6f,\n"
+	       "  \"rotation_wait_ms\": %.6f,\n  \"transfer_ms\": %.6f,\n"
+	       "  \"min_write_ms\": %.6f,\n  \"bound_per_s\": %.3f,\n"
+	       "  \"bound_x_ceiling\": %.4f\n}\n",
+	       bytes, (double)dp->rotation_ns / 1e6, ceil,
+	       (double)dp->overhead_ns / 1e6, (double)dp->write_settle_ns / 1e6,
+	       (double)a.seek_ns / 1e6, (double)a.rot_ns / 1e6,
+	       (double)a.xfer_ns / 1e6, svc, 1e3 / svc, 1e3 / svc / ceil);
+	return EWSIM_EXIT_OK;
+}
+
 int bound_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -197,6 +274,9 @@ int bound_main(int argc, char **argv)
 		{ "writes", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "csv", required_argument, NULL, 'c' },
+		{ "same-block", no_argument, NULL, 'S' },
+		{ "disk", required_argument, NULL, 'd' },
+		{ "block-size", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -207,15 +287,20 @@ int bound_main(int argc, char **argv)
 	struct ew_disk_params dp;
 	struct ew_disk d;
 	u32 bs = 8;		/* 4 KiB, as the model's worked values */
+	u32 sb_bytes = 4096;
+	bool same_block = false, trial_opts = false, model_opts = false;
+	const char *why = NULL;
 	FILE *f;
 	int ch;
 
+	ew_disk_params_default(&dp);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'f': {
 			char buf[1024], *tk, *sv = NULL;
 
+			trial_opts = true;
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			nfr = 0;
 			for (tk = strtok_r(buf, ",", &sv); tk && nfr < 64;
@@ -234,18 +319,52 @@ int bound_main(int argc, char **argv)
 			break;
 		}
 		case 'w':
+			trial_opts = true;
 			writes = strtoull(optarg, NULL, 0);
 			if (!writes)
 				return EWSIM_EXIT_USAGE;
 			break;
 		case 's':
+			trial_opts = true;
 			seed = strtoull(optarg, NULL, 0);
 			break;
 		case 'c':
+			trial_opts = true;
 			csv = optarg;
 			break;
+		case 'S':
+			same_block = true;
+			break;
+		case 'd':
+			if (ewsim_parse_disk(&dp, optarg) ||
+			    ew_disk_params_check(&dp, &why)) {
+				fprintf(stderr, "ewsim: bad --disk '%s'%s%s\n",
+					optarg, why ? ": " : "", why ? why : "");
+				return EWSIM_EXIT_USAGE;
+			}
+			model_opts = true;
+			break;
+		case 'b': {
+			char *e;
+			unsigned long v = strtoul(optarg, &e, 0);
+
+			if (*e || !v || v > (1UL << 20)) {
+				fprintf(stderr, "ewsim: bad --block-size '%s'\n",
+					optarg);
+				return EWSIM_EXIT_USAGE;
+			}
+			sb_bytes = v;
+			model_opts = true;
+			break;
+		}
 		case 'h':
-			printf("usage: ewsim bound [--free P,..] [--writes N] [--seed N] [--csv FILE]\n");
+			printf("usage: ewsim bound [--free P,..] [--writes N] [--seed N] [--csv FILE]\n"
+			       "       ewsim bound --same-block [--disk KEY=VAL,..] [--block-size B]\n"
+			       "\n"
+			       "--same-block prints (JSON) the shortest write the disk model allows\n"
+			       "(overhead, write settle, no rotational wait, the fastest zone's\n"
+			       "transfer) and so the highest rate of durable rewrites of one block\n"
+			       "that write one member each, against the RPM/60 ceiling.\n");
 			return EWSIM_EXIT_OK;
 		default:
 			return EWSIM_EXIT_USAGE;
@@ -253,7 +372,16 @@ int bound_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return EWSIM_EXIT_USAGE;
-	ew_disk_params_default(&dp);
+	if (same_block && trial_opts) {
+		fprintf(stderr, "ewsim: bound: --same-block takes --disk and --block-size only\n");
+		return EWSIM_EXIT_USAGE;
+	}
+	if (same_block)
+		return bound_same_block(&dp, sb_bytes);
+	if (model_opts) {
+		fprintf(stderr, "ewsim: bound: --disk and --block-size need --same-block\n");
+		return EWSIM_EXIT_USAGE;
+	}
 	if (ew_disk_init(&d, &dp, ew_disk_params_sectors(&dp)))
 		return EWSIM_EXIT_FAIL;
 	f = strcmp(csv, "-") ? fopen(csv, "w") : stdout;

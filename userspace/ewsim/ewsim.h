@@ -145,6 +145,8 @@ void lat_from(struct sim_lat *l, u64 *ns, u64 n);
 
 /* bound.c: eager-writing positioning against (1-p)/(p+1/n). */
 int bound_main(int argc, char **argv);
+/* main.c: --disk KEY=VAL,.. into p; -EINVAL on a bad key or value */
+int ewsim_parse_disk(struct ew_disk_params *p, const char *arg);
 /* selftest in sim.c */
 int sim_selftest(bool verbose);
 

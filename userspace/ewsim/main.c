@@ -15,6 +15,8 @@ static const char usage[] =
 "       ewsim selftest [-v]          zero-load and bookkeeping checks\n"
 "       ewsim bound [--free P,..] [--writes N] [--seed N] [--csv FILE]\n"
 "                                    eager-write positioning vs (1-p)/(p+1/n)\n"
+"       ewsim bound --same-block [--disk KEY=VAL,..] [--block-size B]\n"
+"                                    the fastest durable rewrite of one block\n"
 "\n"
 "Array (the module's parameters):\n"
 "  --layout raid10|ddm|ew|single  (ew; single: one conventional disk,\n"
@@ -155,7 +157,7 @@ static int parse_dbl(const char *s, double *v)
 	return 0;
 }
 
-static int parse_disk(struct ew_disk_params *p, const char *arg)
+int ewsim_parse_disk(struct ew_disk_params *p, const char *arg)
 {
 	char buf[512], *tok, *save = NULL;
 
@@ -284,7 +286,7 @@ static int parse_args(int argc, char **argv, struct cli *o)
 				return bad(name, a);
 			break;
 		case O_DISK:
-			if (parse_disk(&c->disk, a))
+			if (ewsim_parse_disk(&c->disk, a))
 				return bad(name, a);
 			break;
 		case O_REQUESTS:
