@@ -274,4 +274,32 @@ done
 	ok "bound: mixed or bad options exit 2" ||
 	nok "bound: mixed or bad options exit 2 (got $rc $rc2 $rc3)"
 
+# --- per-disk phases (--phase-seed) ----------------------------------------------
+# Disk i's phase is hddsim_phase SEED i PERIOD (tests/vm/hddsim-lib.sh),
+# as make bench turns its hddsim members; without the option every disk
+# turns in step.  A raid10 write waits for both mirrors: with independent
+# phases the slower of two rotational waits, in step the same wait
+# twice, so its mean must rise.
+# shellcheck source=tests/vm/hddsim-lib.sh
+. "$top/tests/vm/hddsim-lib.sh"
+"$ewsim" run --layout raid10 --sync 2 $small --rate 100 --phase-seed 7 \
+	--json "$tmp/ph.json" 2>/dev/null
+"$ewsim" run --layout raid10 --sync 2 $small --rate 100 \
+	--json "$tmp/ph0.json" 2>/dev/null
+want=$(for i in $(seq 0 7); do hddsim_phase 7 "$i" 5973121; done | paste -sd, -)
+got=$(jq -r '.phases_ns | map(tostring) | join(",")' "$tmp/ph.json" 2>/dev/null)
+if [ -n "$want" ] && [ "$got" = "$want" ] && jqe "$tmp/ph0.json" '.phase_seed == null'; then
+	ok "phase seed: disk i's phase is hddsim_phase(seed, i), none without it"
+else
+	nok "phase seed: disk i's phase is hddsim_phase(seed, i), none without it"
+	echo "#   want $want"; echo "#   got  $got"
+fi
+if fcheck 'p > 1.05 * q' -v p="$(jq .write.mean_ms "$tmp/ph.json")" \
+	-v q="$(jq .write.mean_ms "$tmp/ph0.json")"; then
+	ok "phase seed: raid10 writes wait for the slower of two spindles"
+else
+	nok "phase seed: raid10 writes wait for the slower of two spindles"
+	jq -c .write "$tmp/ph.json" "$tmp/ph0.json"
+fi
+
 exit $failed

@@ -66,6 +66,9 @@ struct sim_config {
 	double predict_noise;	/* sd of phase error, fraction of a turn */
 	bool dup_cancel_start;	/* duplicates cancelled when one starts */
 	struct ew_disk_params disk;
+	/* disk i's phase is ewsim_phase(phase_seed, i, rotation) */
+	bool phase_seeded;
+	u64 phase_seed;
 
 	/* workload */
 	enum sim_wl wl;
@@ -145,6 +148,12 @@ void lat_from(struct sim_lat *l, u64 *ns, u64 n);
 
 /* bound.c: eager-writing positioning against (1-p)/(p+1/n). */
 int bound_main(int argc, char **argv);
+/*
+ * Disk i's phase for seed: splitmix64 of (seed << 20) + i, modulo the
+ * period: the function of tests/vm/hddsim-lib.sh (hddsim_phase), so a
+ * simulation given make bench's seed turns its disks as hddsim does.
+ */
+u64 ewsim_phase(u64 seed, u32 i, u64 rotation_ns);
 /* main.c: --disk KEY=VAL,.. into p; -EINVAL on a bad key or value */
 int ewsim_parse_disk(struct ew_disk_params *p, const char *arg);
 /* selftest in sim.c */

@@ -34,6 +34,10 @@ static const char usage[] =
 "  --disk-mib M            members of M MiB: the model truncated to its\n"
 "                           outer cylinders, as hddsim does on a device of\n"
 "                           that size (0: the whole model)\n"
+"  --phase-seed N           disk i's phase drawn from N and i, as make\n"
+"                           bench draws hddsim's (hddsim_phase); without\n"
+"                           it every disk has the model's phase_ns (the\n"
+"                           spindles turn in step)\n"
 "  --disk KEY=VAL[,..]      disk model: rotation_ns phase_ns overhead_ns\n"
 "                           head_switch_ns write_settle_ns single_cyl_ns\n"
 "                           seek_a_ns seek_b_ns seek_c_ns seek_e_ns\n"
@@ -66,7 +70,7 @@ enum {
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
 	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_DISKMIB,
-	O_HELP
+	O_PHASESEED, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -84,6 +88,7 @@ static const struct option longopts[] = {
 	{ "predict-noise", required_argument, NULL, O_NOISE },
 	{ "disk", required_argument, NULL, O_DISK },
 	{ "disk-mib", required_argument, NULL, O_DISKMIB },
+	{ "phase-seed", required_argument, NULL, O_PHASESEED },
 	{ "requests", required_argument, NULL, O_REQUESTS },
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "seed", required_argument, NULL, O_SEED },
@@ -265,6 +270,12 @@ static int parse_args(int argc, char **argv, struct cli *o)
 			if (parse_u64(a, &v) || v > (1ULL << 30))
 				return bad(name, a);
 			c->disk_sectors = v * 2048;
+			break;
+		case O_PHASESEED:
+			if (parse_u64(a, &c->phase_seed) ||
+			    c->phase_seed >= (1ULL << 43))
+				return bad(name, a);
+			c->phase_seeded = true;
 			break;
 		case O_POLICY:
 			if (!strcmp(a, "fcfs"))

@@ -102,6 +102,16 @@ void report_json(FILE *f, const struct sim_config *c,
 		"  \"policy\": \"%s\", \"block_bytes\": %u, \"chunk_sectors\": %u, \"delay_queue\": %u, \"predict_noise\": %g,\n",
 		policy_name(c->policy), c->block_sectors * 512,
 		c->chunk_sectors, c->delay_queue, c->predict_noise);
+	if (c->phase_seeded) {
+		fprintf(f, "  \"phase_seed\": %llu, \"phases_ns\": [",
+			(unsigned long long)c->phase_seed);
+		for (u32 i = 0; i < c->nr_disks; i++)
+			fprintf(f, "%s%llu", i ? ", " : "",
+				(unsigned long long)ewsim_phase(c->phase_seed, i,
+								c->disk.rotation_ns));
+		fprintf(f, "],\n");
+	} else
+		fprintf(f, "  \"phase_seed\": null,\n");
 	fprintf(f,
 		"  \"disk_sectors\": %llu, \"len_blocks\": %llu, \"region_blocks\": %llu, \"seed\": %llu, \"rate\": %g, \"outstanding\": %u, \"read_frac\": %.4f,\n",
 		(unsigned long long)(c->disk_sectors ? c->disk_sectors :

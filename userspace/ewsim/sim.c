@@ -1122,8 +1122,12 @@ alloc:
 	memset(s->loc, 0xff, len * s->dm * sizeof(u32));
 	for (u32 i = 0; i < s->n; i++) {
 		struct sdisk *d = &s->d[i];
+		struct ew_disk_params dp = c->disk;
 
-		ret = ew_disk_init(&d->model, &c->disk, dsec);
+		if (c->phase_seeded)
+			dp.phase_ns = ewsim_phase(c->phase_seed, i,
+						  dp.rotation_ns);
+		ret = ew_disk_init(&d->model, &dp, dsec);
 		if (ret) {
 			fprintf(stderr, "ewsim: disk model: error %d\n", ret);
 			return ret;
@@ -1190,6 +1194,16 @@ static void sim_destroy(struct sim *s)
 	free(s->wr_ns);
 	free(s->st);
 	free(s->sl);
+}
+
+u64 ewsim_phase(u64 seed, u32 i, u64 rotation_ns)
+{
+	u64 z = (seed << 20) + i + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (z & 0x7fffffffffffffffULL) % rotation_ns;
 }
 
 static void redraw_noise(struct sim *s, struct sdisk *d)
