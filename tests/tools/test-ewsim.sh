@@ -267,6 +267,20 @@ for s in 1 2; do
 		jq -c '{throughput, write}' "$tmp/sbrun.json"
 	fi
 done
+# make bench's form: one block of a populated data set (a hot set of
+# one page): every write goes to that block's two disks, and a filled
+# array's writes wait longer for a free block than an empty one's.
+if "$ewsim" run --layout ew --sync 2 --disks 8 --mirrors 2 --dilution 2 --disk-mib 256 \
+	--block-size 4096 --len-blocks 20000 --hot 1/1e-9 --page-bytes 4096 --read-frac 0 \
+	--outstanding 1 --requests 400 --json "$tmp/sbfull.json" --ops "$tmp/sbfull.csv" 2>"$tmp/err" &&
+   [ "$(awk -F, 'NR > 1 && $2 == "eager" { d[$1] = 1 } END { print length(d) }' "$tmp/sbfull.csv")" = 2 ] &&
+   fcheck 'f >= b && f > e' -v f="$(jq .write.mean_ms "$tmp/sbfull.json")" \
+	-v b="$(jq .min_write_ms "$tmp/sb.json")" -v e="$(jq .write.mean_ms "$tmp/sbrun.json")"; then
+	ok "ewsim same-block on a populated data set: one block's two disks, slower than empty"
+else
+	nok "ewsim same-block on a populated data set: one block's two disks, slower than empty"
+	jq -c '{throughput, write}' "$tmp/sbfull.json" "$tmp/sbrun.json"
+fi
 "$ewsim" bound --same-block --writes 10 >/dev/null 2>&1; rc=$?
 "$ewsim" bound --disk overhead_ns=1 >/dev/null 2>&1; rc2=$?
 "$ewsim" bound --same-block --block-size 1000 >/dev/null 2>&1; rc3=$?
