@@ -280,6 +280,133 @@ static void ew_place_nearest_brute(struct kunit *test)
 }
 
 /*
+ * The spread (pd->spread_x1024): a block whose track would keep fewer
+ * than spread_x1024/1024 of its blocks free costs a quarter turn (1.5
+ * ms on the small model) more in the choice, never in *cost_ns.  Track
+ * 0 holds blocks 0-12 (13), track 1 blocks 13-24 (12).
+ */
+static void ew_place_spread_by_hand(struct kunit *test)
+{
+	struct ew_pl *pl = ew_pl_setup(test);
+	struct ew_pdisk *pd = &pl->pd[0];
+	static const u64 roomy[] = { 1, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+				     22, 23, 24 };
+	static const u64 tight[] = { 1, 13 };
+	u64 first, b, cost = 0;
+
+	KUNIT_ASSERT_EQ(test, ew_freemap_track_blocks(&pl->fm[0], 0, &first),
+			13U);
+	KUNIT_ASSERT_EQ(test, ew_freemap_track_blocks(&pl->fm[0], 1, &first),
+			12U);
+	ew_only_free(test, &pl->fm[0], roomy, ARRAY_SIZE(roomy));
+	/* off: the nearest, block 1 (0.96 ms) */
+	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
+	KUNIT_EXPECT_EQ(test, cost, 960 * US);
+	/*
+	 * Half of each track kept free: block 1 would leave track 0 with
+	 * none (0.96 + 1.5 ms in the choice); block 13 leaves track 1 with
+	 * 11 of 12 (1.32 ms, no penalty), and its cost is its own.
+	 */
+	pd->spread_x1024 = 512;
+	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 13ULL);
+	KUNIT_EXPECT_EQ(test, cost, 1320 * US);
+	/* Both tracks below their reserve: the same penalty, the nearest. */
+	ew_only_free(test, &pl->fm[0], tight, ARRAY_SIZE(tight));
+	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
+	KUNIT_EXPECT_EQ(test, cost, 960 * US);
+	/*
+	 * Track 0 tight, cylinder 1's track 2 (blocks 25-37) empty: its
+	 * best block (2.28 ms at most, see ew_place_nearest_by_hand) beats
+	 * block 1's 0.96 + 1.5 ms, seek and all.
+	 */
+	ew_only_free(test, &pl->fm[0], tight, 1);
+	KUNIT_ASSERT_EQ(test, ew_freemap_free_range(&pl->fm[0], 25, 13), 0);
+	b = ew_place_nearest_free(pd, BS, 0, &cost);
+	KUNIT_EXPECT_TRUE(test, b >= 25 && b <= 37);
+	KUNIT_EXPECT_LE(test, cost, 2280 * US);
+	/* ... and off, block 1 again */
+	pd->spread_x1024 = 0;
+	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
+
+	/* (1 - 1/Dd) * 3/4 of 1024; off for Dd <= 1 */
+	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(200), 384U);
+	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(400), 576U);
+	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(150), 256U);
+	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(100), 0U);
+	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(50), 0U);
+}
+
+/* The penalty the spread adds to block b, worked out independently. */
+static u64 spread_penalty(const struct ew_pdisk *pd, u64 b)
+{
+	u32 track = ew_freemap_block_track(pd->fm, b);
+	u32 n, nfree = ew_freemap_track_free(pd->fm, track);
+	u64 first;
+
+	n = ew_freemap_track_blocks(pd->fm, track, &first);
+	if (nfree * 1024 < (u64)n * pd->spread_x1024 + 1024)
+		return pd->model->p.rotation_ns / 4;
+	return 0;
+}
+
+/*
+ * With the spread on, the pruned search still finds the least cost plus
+ * penalty over every free block, and reports that block's cost alone.
+ */
+static void ew_place_spread_brute(struct kunit *test)
+{
+	const struct ew_nf_case *c = test->param_value;
+	struct ew_pl *pl = ew_pl_setup(test);
+	struct ew_pdisk *pd = &pl->pd[0];
+	struct rnd_state rnd;
+	u32 round;
+	int dir;
+
+	pd->spread_x1024 = ew_place_spread_x1024(200);
+	prandom_seed_state(&rnd, c->seed + 100);
+	for (round = 0; round < 60; round++) {
+		u64 now, cost, b, x, want = ~0ULL;
+
+		if (round % 10 == 0)
+			ew_random_map(test, &pl->fm[0], &rnd, c->free_pct_x10);
+		ew_random_head(&pl->head[0], &rnd, &now);
+		for (dir = -1; dir <= 1; dir++) {
+			for (x = 0; x < NBLK; x++) {
+				u32 cyl = ew_freemap_block_track(pd->fm, x) /
+					  pd->model->p.heads;
+
+				if (!ew_freemap_is_free(pd->fm, x) ||
+				    (dir > 0 && cyl < pd->head->cyl) ||
+				    (dir < 0 && cyl > pd->head->cyl))
+					continue;
+				want = min(want, write_cost(pd, x, now) +
+					   spread_penalty(pd, x));
+			}
+			cost = 0;
+			b = dir ? ew_place_nearest_free_dir(pd, BS, now, dir,
+							    &cost) :
+				  ew_place_nearest_free(pd, BS, now, &cost);
+			if (want == ~0ULL) {
+				KUNIT_ASSERT_EQ_MSG(test, b, EW_NO_BLOCK,
+						    "round %u dir %d", round,
+						    dir);
+				continue;
+			}
+			KUNIT_ASSERT_NE_MSG(test, b, EW_NO_BLOCK,
+					    "round %u dir %d", round, dir);
+			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now) +
+					    spread_penalty(pd, b), want,
+					    "round %u dir %d block %llu", round,
+					    dir, b);
+			KUNIT_ASSERT_EQ_MSG(test, cost, write_cost(pd, b, now),
+					    "round %u dir %d block %llu", round,
+					    dir, b);
+			want = ~0ULL;
+		}
+	}
+}
+
+/*
  * Write placement.  Disk 0 has only block 0 free (6.48 ms from c0 h0 at
  * time 0), disk 1 only block 1 (0.96 ms): see ew_place_nearest_by_hand.
  */
@@ -680,6 +807,8 @@ static void ew_place_wang_bound(struct kunit *test)
 static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_nearest_by_hand),
 	KUNIT_CASE_PARAM(ew_place_nearest_brute, ew_nf_gen_params),
+	KUNIT_CASE(ew_place_spread_by_hand),
+	KUNIT_CASE_PARAM(ew_place_spread_brute, ew_nf_gen_params),
 	KUNIT_CASE(ew_place_write_choice),
 	KUNIT_CASE(ew_place_write_home),
 	KUNIT_CASE(ew_place_write_brute),
