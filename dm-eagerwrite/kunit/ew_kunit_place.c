@@ -114,8 +114,27 @@ static u64 read_cost(const struct ew_pdisk *pd, u64 lba, u32 nsect, u64 now)
 }
 
 /*
- * The brute force: the least write cost over every free block (dir > 0:
- * cylinders at or beyond the head's only, dir < 0: at or before).
+ * The penalty pd's spread adds to block b in the choice, worked out
+ * independently of ew_place.c: a quarter turn when the write would leave
+ * b's track with fewer than spread_x1024/1024 of its blocks free.
+ */
+static u64 spread_penalty(const struct ew_pdisk *pd, u64 b)
+{
+	u32 track = ew_freemap_block_track(pd->fm, b);
+	u32 n, nfree = ew_freemap_track_free(pd->fm, track);
+	u64 first;
+
+	n = ew_freemap_track_blocks(pd->fm, track, &first);
+	if (pd->spread_x1024 &&
+	    nfree * 1024 < (u64)n * pd->spread_x1024 + 1024)
+		return pd->model->p.rotation_ns / 4;
+	return 0;
+}
+
+/*
+ * The brute force: the least write cost, plus the spread's penalty when
+ * pd has one, over every free block (dir > 0: cylinders at or beyond
+ * the head's only, dir < 0: at or before).
  */
 static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 {
@@ -129,7 +148,8 @@ static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 		    (dir > 0 && cyl < pd->head->cyl) ||
 		    (dir < 0 && cyl > pd->head->cyl))
 			continue;
-		best = min(best, write_cost(pd, b, now));
+		best = min(best, write_cost(pd, b, now) +
+			   spread_penalty(pd, b));
 	}
 	return best;
 }
@@ -233,7 +253,11 @@ static void ew_random_head(struct ew_head *h, struct rnd_state *rnd,
 			*now + prandom_u32_state(rnd) % (8 * MS);
 }
 
-static void ew_place_nearest_brute(struct kunit *test)
+/*
+ * 60 rounds of random maps, heads and times, each direction: the search
+ * against the brute force, with the given spread (0: off).
+ */
+static void ew_nf_brute_rounds(struct kunit *test, u32 spread_x1024)
 {
 	const struct ew_nf_case *c = test->param_value;
 	struct ew_pl *pl = ew_pl_setup(test);
@@ -242,7 +266,8 @@ static void ew_place_nearest_brute(struct kunit *test)
 	u32 round;
 	int dir;
 
-	prandom_seed_state(&rnd, c->seed);
+	pd->spread_x1024 = spread_x1024;
+	prandom_seed_state(&rnd, c->seed + (spread_x1024 ? 100 : 0));
 	for (round = 0; round < 60; round++) {
 		u64 now, cost, b, want;
 
@@ -267,16 +292,23 @@ static void ew_place_nearest_brute(struct kunit *test)
 					      ew_freemap_is_free(&pl->fm[0], b),
 					      "round %u: block %llu is used",
 					      round, b);
-			KUNIT_ASSERT_EQ_MSG(test, cost, want,
+			/* the block's own cost, without the penalty */
+			KUNIT_ASSERT_EQ_MSG(test, cost + spread_penalty(pd, b),
+					    want,
 					    "round %u dir %d: c%u h%u now %llu free_at %llu: block %llu",
 					    round, dir, pl->head[0].cyl,
 					    pl->head[0].head, now,
 					    pl->head[0].free_at_ns, b);
-			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), want,
+			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), cost,
 					    "round %u dir %d block %llu",
 					    round, dir, b);
 		}
 	}
+}
+
+static void ew_place_nearest_brute(struct kunit *test)
+{
+	ew_nf_brute_rounds(test, 0);
 }
 
 /*
@@ -336,74 +368,13 @@ static void ew_place_spread_by_hand(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(50), 0U);
 }
 
-/* The penalty the spread adds to block b, worked out independently. */
-static u64 spread_penalty(const struct ew_pdisk *pd, u64 b)
-{
-	u32 track = ew_freemap_block_track(pd->fm, b);
-	u32 n, nfree = ew_freemap_track_free(pd->fm, track);
-	u64 first;
-
-	n = ew_freemap_track_blocks(pd->fm, track, &first);
-	if (nfree * 1024 < (u64)n * pd->spread_x1024 + 1024)
-		return pd->model->p.rotation_ns / 4;
-	return 0;
-}
-
 /*
  * With the spread on, the pruned search still finds the least cost plus
  * penalty over every free block, and reports that block's cost alone.
  */
 static void ew_place_spread_brute(struct kunit *test)
 {
-	const struct ew_nf_case *c = test->param_value;
-	struct ew_pl *pl = ew_pl_setup(test);
-	struct ew_pdisk *pd = &pl->pd[0];
-	struct rnd_state rnd;
-	u32 round;
-	int dir;
-
-	pd->spread_x1024 = ew_place_spread_x1024(200);
-	prandom_seed_state(&rnd, c->seed + 100);
-	for (round = 0; round < 60; round++) {
-		u64 now, cost, b, x, want = ~0ULL;
-
-		if (round % 10 == 0)
-			ew_random_map(test, &pl->fm[0], &rnd, c->free_pct_x10);
-		ew_random_head(&pl->head[0], &rnd, &now);
-		for (dir = -1; dir <= 1; dir++) {
-			for (x = 0; x < NBLK; x++) {
-				u32 cyl = ew_freemap_block_track(pd->fm, x) /
-					  pd->model->p.heads;
-
-				if (!ew_freemap_is_free(pd->fm, x) ||
-				    (dir > 0 && cyl < pd->head->cyl) ||
-				    (dir < 0 && cyl > pd->head->cyl))
-					continue;
-				want = min(want, write_cost(pd, x, now) +
-					   spread_penalty(pd, x));
-			}
-			cost = 0;
-			b = dir ? ew_place_nearest_free_dir(pd, BS, now, dir,
-							    &cost) :
-				  ew_place_nearest_free(pd, BS, now, &cost);
-			if (want == ~0ULL) {
-				KUNIT_ASSERT_EQ_MSG(test, b, EW_NO_BLOCK,
-						    "round %u dir %d", round,
-						    dir);
-				continue;
-			}
-			KUNIT_ASSERT_NE_MSG(test, b, EW_NO_BLOCK,
-					    "round %u dir %d", round, dir);
-			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now) +
-					    spread_penalty(pd, b), want,
-					    "round %u dir %d block %llu", round,
-					    dir, b);
-			KUNIT_ASSERT_EQ_MSG(test, cost, write_cost(pd, b, now),
-					    "round %u dir %d block %llu", round,
-					    dir, b);
-			want = ~0ULL;
-		}
-	}
+	ew_nf_brute_rounds(test, ew_place_spread_x1024(200));
 }
 
 /*
