@@ -43,7 +43,7 @@ static u64 nf_penalty(const struct nf_search *s, u32 nfree, u32 n)
 {
 	const struct ew_pdisk *pd = s->pd;
 
-	if (!pd->spread_x1024 ||
+	if (!pd->spread_x1024 || !nfree ||
 	    (u64)(nfree - 1) * 1024 >= (u64)n * pd->spread_x1024)
 		return 0;
 	return pd->model->p.rotation_ns >> 2;

@@ -93,6 +93,15 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 			      u64 now_ns, int dir, u64 *cost_ns);
 
 /*
+ * The spread for dilution Dd (x100): each track keeps three quarters of
+ * the free share a uniformly filled track would have, (1 - 1/Dd) * 3/4
+ * (Dd = 2: 3/8 of its blocks), so that the data fill at most 5/8 of a
+ * track the preferred way and a full load spreads over 4/5 of the
+ * tracks.  Dd <= 1: 0 (off).
+ */
+u32 ew_place_spread_x1024(u32 dilution_x100);
+
+/*
  * Learns the lead from an eager write's completion: predicted the
  * service time pred_ns (now to completion, the lead included), measured
  * measured_ns.  Later by half a turn or more: the block had passed under
@@ -102,15 +111,6 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
  * is no longer needed does not cost rotation for ever.  Returns the new
  * lead.
  */
-/*
- * The spread for dilution Dd (x100): each track keeps three quarters of
- * the free share a uniformly filled track would have, (1 - 1/Dd) * 3/4
- * (Dd = 2: 3/8 of its blocks), so that the data fill at most 5/8 of a
- * track the preferred way and a full load spreads over 4/5 of the
- * tracks.  Dd <= 1: 0 (off).
- */
-u32 ew_place_spread_x1024(u32 dilution_x100);
-
 #define EW_LEAD_STEP_NS		50000ULL
 #define EW_LEAD_DECAY		256
 u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
