@@ -202,10 +202,6 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		}
 		m->has_fm = true;
 		a->pd[i].fm = &m->fm;
-		/* ddm's eager copies are moved home: only ew spreads */
-		if (g->p.layout == EW_LAYOUT_EW)
-			a->pd[i].spread_x1024 =
-				ew_place_spread_x1024(g->p.dilution_x100);
 		/* fixed homes (ddm) are never free for eager writes */
 		for (b = 0; b < g->region_blocks; b++) {
 			/* up to 2^32 blocks per member */

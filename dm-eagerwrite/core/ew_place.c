@@ -20,41 +20,20 @@ struct nf_search {
 	u64 now_ns;
 	u64 start_ns;		/* max(now, free_at): when the disk starts */
 	u64 best_end;		/* predicted completion of the best block */
-	u64 best_score;		/* best_end plus its spread penalty */
 	u64 best;		/* the best block, or EW_NO_BLOCK */
 };
 
-static void nf_try(struct nf_search *s, u64 block, u64 penalty)
+static void nf_try(struct nf_search *s, u64 block)
 {
 	struct ew_access a;
 
 	ew_disk_predict(s->pd->model, s->pd->head, s->now_ns,
 			ew_disk_block_lba(s->pd->model, block, s->bs), s->bs,
 			true, &a);
-	if (a.end_ns + penalty < s->best_score) {
+	if (a.end_ns < s->best_end) {
 		s->best_end = a.end_ns;
-		s->best_score = a.end_ns + penalty;
 		s->best = block;
 	}
-}
-
-/* The penalty of taking a block of a track with nfree of its n free. */
-static u64 nf_penalty(const struct nf_search *s, u32 nfree, u32 n)
-{
-	const struct ew_pdisk *pd = s->pd;
-
-	if (!pd->spread_x1024 || !nfree ||
-	    (u64)(nfree - 1) * 1024 >= (u64)n * pd->spread_x1024)
-		return 0;
-	return pd->model->p.rotation_ns >> 2;
-}
-
-u32 ew_place_spread_x1024(u32 dilution_x100)
-{
-	if (dilution_x100 <= 100)
-		return 0;
-	/* (1 - 100/dil) * 3/4 * 1024 */
-	return (u32)div_u64((u64)(dilution_x100 - 100) * 768, dilution_x100);
 }
 
 /* The first free block in cyclic order [from, end) then [first, from). */
@@ -80,13 +59,12 @@ static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
 {
 	const struct ew_disk *d = s->pd->model;
 	struct ew_pos pos;
-	u64 first, end, lba, from, b, next, pen;
+	u64 first, end, lba, from, b, next;
 	u32 n, sector;
 
 	n = ew_freemap_track_blocks(s->fm, track, &first);
 	if (!n)
 		return;
-	pen = nf_penalty(s, ew_freemap_track_free(s->fm, track), n);
 	end = first + n;
 	lba = ew_disk_track_first_lba(d, track);
 	ew_disk_lba_to_pos(d, lba, &pos);
@@ -101,7 +79,7 @@ static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
 	b = nf_cyclic(s->fm, first, end, from);
 	if (b == EW_NO_BLOCK)
 		return;
-	nf_try(s, b, pen);
+	nf_try(s, b);
 	if (ew_disk_block_lba(d, b + 1, s->bs) <= lba + pos.spt)
 		return;
 	/* b runs onto the next track: the next free block may be better */
@@ -113,7 +91,7 @@ static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
 		next = ew_freemap_find_free(s->fm, b + 1, from);
 	}
 	if (next != EW_NO_BLOCK)
-		nf_try(s, next, pen);
+		nf_try(s, next);
 }
 
 static void nf_cylinder(struct nf_search *s, u32 cyl)
@@ -142,7 +120,7 @@ static bool nf_worth(const struct nf_search *s, u64 dist)
 	u64 lb = s->start_ns + d->p.overhead_ns + d->p.write_settle_ns;
 
 	lb += ew_disk_seek_lower_bound(d, (u32)min_t(u64, dist, ~0U));
-	return lb < s->best_score;
+	return lb < s->best_end;
 }
 
 /*
@@ -207,7 +185,6 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 		.bs = block_sectors,
 		.now_ns = now_ns,
 		.best_end = ~0ULL,
-		.best_score = ~0ULL,
 		.best = EW_NO_BLOCK,
 	};
 	s64 hc = pd->head->cyl, c;

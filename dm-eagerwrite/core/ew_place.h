@@ -49,21 +49,6 @@ struct ew_pdisk {
 	 */
 	bool nonrot;
 	u64 next_free;
-	/*
-	 * Spread (0: off).  Eager writing fills the free blocks nearest the
-	 * head, so a stream of writes packs whole tracks full and leaves
-	 * the free space in one place; a head that later reads inside the
-	 * packed area finds nothing free near it and every write there
-	 * seeks.  With spread_x1024 set, a write that would leave its track
-	 * with fewer than spread_x1024/1024 of the track's blocks free is
-	 * priced a quarter turn higher in the choice of block (not in the
-	 * predicted cost; a quarter turn is more than a head switch and
-	 * the rotation it saves): a nearby track with room wins, the free
-	 * space stays spread over the tracks, and when every track is at
-	 * its reserve the penalty is the same for all and changes nothing.
-	 * ew_place_spread_x1024() gives the value for a dilution.
-	 */
-	u32 spread_x1024;
 };
 
 struct ew_choice {
@@ -91,15 +76,6 @@ u64 ew_place_nearest_free(const struct ew_pdisk *pd, u32 block_sectors,
  */
 u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 			      u64 now_ns, int dir, u64 *cost_ns);
-
-/*
- * The spread for dilution Dd (x100): each track keeps three quarters of
- * the free share a uniformly filled track would have, (1 - 1/Dd) * 3/4
- * (Dd = 2: 3/8 of its blocks), so that the data fill at most 5/8 of a
- * track the preferred way and a full load spreads over 4/5 of the
- * tracks.  Dd <= 1: 0 (off).
- */
-u32 ew_place_spread_x1024(u32 dilution_x100);
 
 /*
  * Learns the lead from an eager write's completion: predicted the

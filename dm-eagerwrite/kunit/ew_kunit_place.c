@@ -114,27 +114,8 @@ static u64 read_cost(const struct ew_pdisk *pd, u64 lba, u32 nsect, u64 now)
 }
 
 /*
- * The penalty pd's spread adds to block b in the choice, worked out
- * independently of ew_place.c: a quarter turn when the write would leave
- * b's track with fewer than spread_x1024/1024 of its blocks free.
- */
-static u64 spread_penalty(const struct ew_pdisk *pd, u64 b)
-{
-	u32 track = ew_freemap_block_track(pd->fm, b);
-	u32 n, nfree = ew_freemap_track_free(pd->fm, track);
-	u64 first;
-
-	n = ew_freemap_track_blocks(pd->fm, track, &first);
-	if (pd->spread_x1024 &&
-	    nfree * 1024 < (u64)n * pd->spread_x1024 + 1024)
-		return pd->model->p.rotation_ns / 4;
-	return 0;
-}
-
-/*
- * The brute force: the least write cost, plus the spread's penalty when
- * pd has one, over every free block (dir > 0: cylinders at or beyond
- * the head's only, dir < 0: at or before).
+ * The brute force: the least write cost over every free block (dir > 0:
+ * cylinders at or beyond the head's only, dir < 0: at or before).
  */
 static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 {
@@ -148,8 +129,7 @@ static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 		    (dir > 0 && cyl < pd->head->cyl) ||
 		    (dir < 0 && cyl > pd->head->cyl))
 			continue;
-		best = min(best, write_cost(pd, b, now) +
-			   spread_penalty(pd, b));
+		best = min(best, write_cost(pd, b, now));
 	}
 	return best;
 }
@@ -253,11 +233,7 @@ static void ew_random_head(struct ew_head *h, struct rnd_state *rnd,
 			*now + prandom_u32_state(rnd) % (8 * MS);
 }
 
-/*
- * 60 rounds of random maps, heads and times, each direction: the search
- * against the brute force, with the given spread (0: off).
- */
-static void ew_nf_brute_rounds(struct kunit *test, u32 spread_x1024)
+static void ew_place_nearest_brute(struct kunit *test)
 {
 	const struct ew_nf_case *c = test->param_value;
 	struct ew_pl *pl = ew_pl_setup(test);
@@ -266,8 +242,7 @@ static void ew_nf_brute_rounds(struct kunit *test, u32 spread_x1024)
 	u32 round;
 	int dir;
 
-	pd->spread_x1024 = spread_x1024;
-	prandom_seed_state(&rnd, c->seed + (spread_x1024 ? 100 : 0));
+	prandom_seed_state(&rnd, c->seed);
 	for (round = 0; round < 60; round++) {
 		u64 now, cost, b, want;
 
@@ -292,89 +267,16 @@ static void ew_nf_brute_rounds(struct kunit *test, u32 spread_x1024)
 					      ew_freemap_is_free(&pl->fm[0], b),
 					      "round %u: block %llu is used",
 					      round, b);
-			/* the block's own cost, without the penalty */
-			KUNIT_ASSERT_EQ_MSG(test, cost + spread_penalty(pd, b),
-					    want,
+			KUNIT_ASSERT_EQ_MSG(test, cost, want,
 					    "round %u dir %d: c%u h%u now %llu free_at %llu: block %llu",
 					    round, dir, pl->head[0].cyl,
 					    pl->head[0].head, now,
 					    pl->head[0].free_at_ns, b);
-			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), cost,
+			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), want,
 					    "round %u dir %d block %llu",
 					    round, dir, b);
 		}
 	}
-}
-
-static void ew_place_nearest_brute(struct kunit *test)
-{
-	ew_nf_brute_rounds(test, 0);
-}
-
-/*
- * The spread (pd->spread_x1024): a block whose track would keep fewer
- * than spread_x1024/1024 of its blocks free costs a quarter turn (1.5
- * ms on the small model) more in the choice, never in *cost_ns.  Track
- * 0 holds blocks 0-12 (13), track 1 blocks 13-24 (12).
- */
-static void ew_place_spread_by_hand(struct kunit *test)
-{
-	struct ew_pl *pl = ew_pl_setup(test);
-	struct ew_pdisk *pd = &pl->pd[0];
-	static const u64 roomy[] = { 1, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-				     22, 23, 24 };
-	static const u64 tight[] = { 1, 13 };
-	u64 first, b, cost = 0;
-
-	KUNIT_ASSERT_EQ(test, ew_freemap_track_blocks(&pl->fm[0], 0, &first),
-			13U);
-	KUNIT_ASSERT_EQ(test, ew_freemap_track_blocks(&pl->fm[0], 1, &first),
-			12U);
-	ew_only_free(test, &pl->fm[0], roomy, ARRAY_SIZE(roomy));
-	/* off: the nearest, block 1 (0.96 ms) */
-	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
-	KUNIT_EXPECT_EQ(test, cost, 960 * US);
-	/*
-	 * Half of each track kept free: block 1 would leave track 0 with
-	 * none (0.96 + 1.5 ms in the choice); block 13 leaves track 1 with
-	 * 11 of 12 (1.32 ms, no penalty), and its cost is its own.
-	 */
-	pd->spread_x1024 = 512;
-	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 13ULL);
-	KUNIT_EXPECT_EQ(test, cost, 1320 * US);
-	/* Both tracks below their reserve: the same penalty, the nearest. */
-	ew_only_free(test, &pl->fm[0], tight, ARRAY_SIZE(tight));
-	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
-	KUNIT_EXPECT_EQ(test, cost, 960 * US);
-	/*
-	 * Track 0 tight, cylinder 1's track 2 (blocks 25-37) empty: its
-	 * best block (2.28 ms at most, see ew_place_nearest_by_hand) beats
-	 * block 1's 0.96 + 1.5 ms, seek and all.
-	 */
-	ew_only_free(test, &pl->fm[0], tight, 1);
-	KUNIT_ASSERT_EQ(test, ew_freemap_free_range(&pl->fm[0], 25, 13), 0);
-	b = ew_place_nearest_free(pd, BS, 0, &cost);
-	KUNIT_EXPECT_TRUE(test, b >= 25 && b <= 37);
-	KUNIT_EXPECT_LE(test, cost, 2280 * US);
-	/* ... and off, block 1 again */
-	pd->spread_x1024 = 0;
-	KUNIT_EXPECT_EQ(test, ew_place_nearest_free(pd, BS, 0, &cost), 1ULL);
-
-	/* (1 - 1/Dd) * 3/4 of 1024; off for Dd <= 1 */
-	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(200), 384U);
-	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(400), 576U);
-	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(150), 256U);
-	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(100), 0U);
-	KUNIT_EXPECT_EQ(test, ew_place_spread_x1024(50), 0U);
-}
-
-/*
- * With the spread on, the pruned search still finds the least cost plus
- * penalty over every free block, and reports that block's cost alone.
- */
-static void ew_place_spread_brute(struct kunit *test)
-{
-	ew_nf_brute_rounds(test, ew_place_spread_x1024(200));
 }
 
 /*
@@ -778,8 +680,6 @@ static void ew_place_wang_bound(struct kunit *test)
 static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_nearest_by_hand),
 	KUNIT_CASE_PARAM(ew_place_nearest_brute, ew_nf_gen_params),
-	KUNIT_CASE(ew_place_spread_by_hand),
-	KUNIT_CASE_PARAM(ew_place_spread_brute, ew_nf_gen_params),
 	KUNIT_CASE(ew_place_write_choice),
 	KUNIT_CASE(ew_place_write_home),
 	KUNIT_CASE(ew_place_write_brute),

@@ -1148,10 +1148,6 @@ alloc:
 		s->pd[i].model = &d->pmodel;
 		s->pd[i].head = &d->head;
 		s->pd[i].fm = d->has_fm ? &d->fm : NULL;
-		/* as the target: only ew spreads (ddm's copies move home) */
-		if (c->layout == EW_LAYOUT_EW && !c->single)
-			s->pd[i].spread_x1024 =
-				ew_place_spread_x1024(c->dilution_x100);
 	}
 	rng_seed(&r, c->seed, 3);
 	if (ew_layout_eager(c->layout) && !c->single) {
