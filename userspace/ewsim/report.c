@@ -110,8 +110,9 @@ void report_json(FILE *f, const struct sim_config *c,
 				(unsigned long long)ewsim_phase(c->phase_seed, i,
 								c->disk.rotation_ns));
 		fprintf(f, "],\n");
-	} else
+	} else {
 		fprintf(f, "  \"phase_seed\": null,\n");
+	}
 	fprintf(f,
 		"  \"disk_sectors\": %llu, \"len_blocks\": %llu, \"region_blocks\": %llu, \"seed\": %llu, \"rate\": %g, \"outstanding\": %u, \"read_frac\": %.4f,\n",
 		(unsigned long long)(c->disk_sectors ? c->disk_sectors :
