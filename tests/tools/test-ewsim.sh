@@ -36,7 +36,8 @@ check "help exits 0 and documents the commands" \
 # named another one: the lookup assumed longopts in the enum's order)
 bad_named=""
 for o in "requests 0" "seed x" "hot x" "disk-mib x" "warmup 2" "rate 0" \
-	"window 0" "layout nosuch" "outstanding x" "trace-speed 0"; do
+	"window 0" "layout nosuch" "outstanding x" "trace-speed 0" \
+	"read-policy nosuch"; do
 	set -- $o
 	"$ewsim" "--$1" "$2" >/dev/null 2>"$tmp/err"; rc=$?
 	{ [ $rc -eq 2 ] && grep -q -- "--$1: '$2'" "$tmp/err"; } ||
@@ -314,6 +315,37 @@ if fcheck 'p > 1.05 * q' -v p="$(jq .write.mean_ms "$tmp/ph.json")" \
 else
 	nok "phase seed: raid10 writes wait for the slower of two spindles"
 	jq -c .write "$tmp/ph.json" "$tmp/ph0.json"
+fi
+
+# --- md's read policy -----------------------------------------------------
+# md raid10 (near copies, rotating members) sends a read to the first idle
+# copy: on a pair, a read reaches disk 1 only while disk 0 is busy.  The
+# module's policy (nearest) sends it wherever it is reached first, idle
+# disk 0 or not; and md never duplicates a read.
+for rp in nearest md; do
+	"$ewsim" run --layout raid10 --sync 2 --disks 2 --requests 2000 --rate 20 \
+		--read-frac 1 --read-policy "$rp" --ops "$tmp/ops-$rp.csv" \
+		--json "$tmp/rp-$rp.json" >/dev/null 2>&1
+done
+# "V T": disk 1's reads that arrived while disk 0 was idle, and all of them
+idle_reads() {
+	awk -F, 'FNR == 1 { next }
+		NR == FNR { if ($1 == 0) { n++; s[n] = $7; e[n] = $9 } next }
+		$1 == 1 && $2 == "read" { a = $6; b = 0
+			for (i = 1; i <= n; i++) if (s[i] <= a && a < e[i]) { b = 1; break }
+			if (!b) v++; t++ }
+		END { print v + 0, t + 0 }' "$1" "$1"
+}
+read -r mv mt < <(idle_reads "$tmp/ops-md.csv")
+read -r nv nt < <(idle_reads "$tmp/ops-nearest.csv")
+if [ "${mt:-0}" -gt 0 ] && [ "${mv:-1}" -eq 0 ] && [ "${nv:-0}" -gt 0 ] &&
+	jqe "$tmp/rp-md.json" '.read_policy == "md" and .dup_reads == 0' &&
+	jqe "$tmp/rp-nearest.json" '.read_policy == "nearest" and .dup_reads > 0'; then
+	ok "read policy md: disk 1 reads only while disk 0 is busy, no duplicates"
+else
+	nok "read policy md: disk 1 reads only while disk 0 is busy, no duplicates"
+	echo "#   md: $mv of $mt disk-1 reads sent with disk 0 idle; nearest: $nv of $nt"
+	jq -c '{read_policy, dup_reads}' "$tmp/rp-md.json" "$tmp/rp-nearest.json" | sed 's/^/#   /'
 fi
 
 exit $failed

@@ -35,6 +35,14 @@
 #define EWSIM_EXIT_SELFTEST	3	/* a selftest check did not hold */
 
 enum sim_policy { POL_FCFS, POL_SATF, POL_SATF_EW };
+/*
+ * Which replica a read goes to: RP_NEAREST, the module's (ew_place_read:
+ * the idle holder reached first; every holder busy, a duplicate in each
+ * queue); RP_MD, md raid10's read_balance for a near layout on rotating
+ * members (the first idle copy in copy order, else the copy nearest the
+ * end of its disk's last completed request; one request, no duplicate).
+ */
+enum sim_read_policy { RP_NEAREST, RP_MD };
 enum sim_wl { WL_SYNTH, WL_TRACE, WL_CLOSED };
 
 /* Deterministic random numbers: xoshiro256**, seeded by splitmix64. */
@@ -62,6 +70,7 @@ struct sim_config {
 	u64 len_blocks;		/* data set; 0: one member's worth */
 	u64 disk_sectors;	/* member size; 0: the whole disk model */
 	enum sim_policy policy;
+	enum sim_read_policy read_policy;
 	u32 window;		/* SATF looks at this many queued requests */
 	double predict_noise;	/* sd of phase error, fraction of a turn */
 	bool dup_cancel_start;	/* duplicates cancelled when one starts */
@@ -144,6 +153,7 @@ void report_csv_header(FILE *f);
 void report_csv_row(FILE *f, const struct sim_config *c,
 		    const struct sim_result *r);
 const char *policy_name(enum sim_policy p);
+const char *read_policy_name(enum sim_read_policy p);
 void lat_from(struct sim_lat *l, u64 *ns, u64 n);
 
 /* bound.c: eager-writing positioning against (1-p)/(p+1/n). */

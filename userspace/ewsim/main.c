@@ -27,6 +27,11 @@ static const char usage[] =
 "  --len-blocks N           data set in blocks (0: one member's size, the\n"
 "                           paper's setup; capped at the array's capacity)\n"
 "  --policy fcfs|satf|satf-ew (satf-ew)  --window N  SATF looks at N queued (64)\n"
+"  --read-policy nearest|md  which replica a read goes to: nearest (the\n"
+"                           module's: the idle holder reached first, every\n"
+"                           holder busy a duplicate in each queue) or md\n"
+"                           (md raid10's near layout: the first idle copy,\n"
+"                           else the copy nearest its disk's last request)\n"
 "  --predict-noise F        sd of the predictor's phase error, in turns (0)\n"
 "  --dup-cancel complete|start  a read duplicated on busy holders: the\n"
 "                           others are cancelled when one completes (the\n"
@@ -34,8 +39,9 @@ static const char usage[] =
 "  --disk-mib M            members of M MiB: the model truncated to its\n"
 "                           outer cylinders, as hddsim does on a device of\n"
 "                           that size (0: the whole model)\n"
-"  --phase-seed N           disk i's phase drawn from N and i, as make\n"
-"                           bench draws hddsim's (hddsim_phase); without\n"
+"  --phase-seed N           disk i's phase drawn from N (below 2^43) and\n"
+"                           i, as make bench draws hddsim's\n"
+"                           (hddsim_phase); without\n"
 "                           it every disk has the model's phase_ns (the\n"
 "                           spindles turn in step)\n"
 "  --disk KEY=VAL[,..]      disk model: rotation_ns phase_ns overhead_ns\n"
@@ -70,7 +76,7 @@ enum {
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
 	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_DISKMIB,
-	O_PHASESEED, O_HELP
+	O_PHASESEED, O_READPOL, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -84,6 +90,7 @@ static const struct option longopts[] = {
 	{ "delay-queue", required_argument, NULL, O_DELAYQ },
 	{ "len-blocks", required_argument, NULL, O_LEN },
 	{ "policy", required_argument, NULL, O_POLICY },
+	{ "read-policy", required_argument, NULL, O_READPOL },
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "predict-noise", required_argument, NULL, O_NOISE },
 	{ "disk", required_argument, NULL, O_DISK },
@@ -284,6 +291,14 @@ static int parse_args(int argc, char **argv, struct cli *o)
 				c->policy = POL_SATF;
 			else if (!strcmp(a, "satf-ew"))
 				c->policy = POL_SATF_EW;
+			else
+				return bad(name, a);
+			break;
+		case O_READPOL:
+			if (!strcmp(a, "nearest"))
+				c->read_policy = RP_NEAREST;
+			else if (!strcmp(a, "md"))
+				c->read_policy = RP_MD;
 			else
 				return bad(name, a);
 			break;

@@ -51,6 +51,11 @@ void lat_from(struct sim_lat *l, u64 *ns, u64 n)
 	l->max_ms = (double)ns[n - 1] / 1e6;
 }
 
+const char *read_policy_name(enum sim_read_policy p)
+{
+	return p == RP_MD ? "md" : "nearest";
+}
+
 const char *policy_name(enum sim_policy p)
 {
 	switch (p) {
@@ -98,6 +103,8 @@ void report_json(FILE *f, const struct sim_config *c,
 		",\n  \"layout\": \"%s\", \"disks\": %u, \"mirrors\": %u, \"dilution\": \"%s\", \"stripe\": %.2f, \"sync\": %u,\n",
 		sim_layout_name(c), c->nr_disks, c->mirrors, dil,
 		r->stripe_x100 / 100.0, c->sync);
+	fprintf(f, "  \"read_policy\": \"%s\",\n",
+		read_policy_name(c->read_policy));
 	fprintf(f,
 		"  \"policy\": \"%s\", \"block_bytes\": %u, \"chunk_sectors\": %u, \"delay_queue\": %u, \"predict_noise\": %g,\n",
 		policy_name(c->policy), c->block_sectors * 512,

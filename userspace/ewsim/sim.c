@@ -105,6 +105,7 @@ struct sdisk {
 	struct op *cur;
 	struct oplist fg, dl;
 	u64 busy_ns;		/* inside the measured window */
+	u64 md_head;		/* RP_MD: sector after the last completed op */
 };
 
 struct sim {
@@ -597,6 +598,50 @@ static void single_op(struct sim *s, struct lreq *r, u64 L, bool write)
 	enqueue(s, o);
 }
 
+/*
+ * md raid10's read_balance (drivers/md/raid10.c) for a near layout on
+ * rotating members: an idle copy's distance is 0, so the first idle one
+ * in copy order wins; with every copy's disk busy, the copy whose
+ * sector is nearest the end of its disk's last completed request (md's
+ * head_position, set by reads and writes alike).  One request: md does
+ * not duplicate a read.
+ */
+static void md_read(struct sim *s, struct lreq *r, u64 L, const u32 *disk,
+		    const u64 *block, u32 n, u32 stale)
+{
+	u64 best_dist = ~0ULL;
+	u32 k, best = n;
+	struct op *o;
+
+	for (k = 0; k < n; k++) {
+		u64 lba, head, dist;
+
+		if ((stale & (1u << k)) || s->pd[disk[k]].failed)
+			continue;
+		lba = block[k] * s->bs;
+		head = s->d[disk[k]].md_head;
+		dist = disk_idle(s, disk[k]) ? 0 :
+		       lba > head ? lba - head : head - lba;
+		if (dist < best_dist) {
+			best_dist = dist;
+			best = k;
+		}
+	}
+	if (best == n) {
+		sim_fail(s, -EIO, "a block has no readable replica");
+		return;
+	}
+	o = op_new(s);
+	o->kind = OP_READ;
+	o->disk = disk[best];
+	o->block = block[best];
+	o->nsect = s->bs;
+	o->lr = r;
+	o->lblock = L;
+	o->rep = best;
+	enqueue(s, o);
+}
+
 static void read_block(struct sim *s, struct lreq *r, u64 L)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
@@ -628,6 +673,10 @@ static void read_block(struct sim *s, struct lreq *r, u64 L)
 				stale |= 1u << k;
 	}
 	r->remaining++;
+	if (s->c->read_policy == RP_MD) {
+		md_read(s, r, L, disk, block, n, stale);
+		return;
+	}
 	if ((stale | busy) != (1u << n) - 1 &&
 	    !ew_place_read(s->pd, disk, block, n, stale | busy, s->bs,
 			   s->bs, s->now, &ch)) {
@@ -870,6 +919,7 @@ static void finish_op(struct sim *s, u32 disk, struct op *o)
 
 	ew_head_complete(&d->model, &d->head, op_lba(s, o), o->nsect,
 			 o->end_ns);
+	d->md_head = op_lba(s, o) + o->nsect;	/* md's update_head_pos */
 	if (s->warm_known && o->end_ns > s->t_warm)
 		d->busy_ns += o->end_ns - max(o->start_ns, s->t_warm);
 	if (s->ops_out)
