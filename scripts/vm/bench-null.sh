@@ -88,7 +88,12 @@ make_table() {	# make_table CONFIG: the table line on stdout
 	case $1 in
 	linear) echo "0 $len linear ${members[0]} 0" ;;
 	dmraid)
-		t="0 $len raid raid10 4 128 nosync raid10_copies 2 $n"
+		# dm-raid wants the length a multiple of its data devices
+		# (n / 2 for 2 copies; 36 members refused 64 MiB): rounded
+		# up to whole 128-sector chunks of them, fio's region stays
+		# $region_mib MiB
+		local u=$(( 128 * (n / 2) ))
+		t="0 $(( (len + u - 1) / u * u )) raid raid10 4 128 nosync raid10_copies 2 $n"
 		for i in $(seq 0 $((n - 1))); do t="$t /dev/mapper/rmeta$i ${members[$i]}"; done
 		echo "$t" ;;
 	raid10) ewctl table --layout raid10 --sync 1 --len "${len}s" --metadata "$meta" "${members[@]}" ;;
