@@ -421,12 +421,26 @@ void ew_prop_work(struct work_struct *work)
 	struct ew_delayed *d;
 	unsigned long flags;
 	bool progress = true, backoff = false;
+	DECLARE_BITMAP(queued, EW_MAX_DISKS);
 	u32 disk;
 
 	while (progress) {
 		progress = ew_resync_fill(a, &backoff);
 		cond_resched();
-		for (disk = 0; disk < a->nr; disk++) {
+		/*
+		 * The members with entries queued, in one hold of the lock:
+		 * a pass visits only those (an array of 36 members with one
+		 * busy queue took the lock 36 times a pass, twice a kick).
+		 * One queued after the look is seen by the kick it comes
+		 * with.
+		 */
+		bitmap_zero(queued, EW_MAX_DISKS);
+		spin_lock_irqsave(&a->lock, flags);
+		for (disk = 0; disk < a->nr; disk++)
+			if (a->m[disk].nr_delayed)
+				__set_bit(disk, queued);
+		spin_unlock_irqrestore(&a->lock, flags);
+		for_each_set_bit(disk, queued, a->nr) {
 			struct ew_member *m = &a->m[disk];
 
 			spin_lock_irqsave(&a->lock, flags);
