@@ -598,6 +598,22 @@ static void single_op(struct sim *s, struct lreq *r, u64 L, bool write)
 	enqueue(s, o);
 }
 
+/* A read of replica k of L, at block on disk. */
+static struct op *read_op(struct sim *s, struct lreq *r, u64 L, u32 disk,
+			  u64 block, u32 k)
+{
+	struct op *o = op_new(s);
+
+	o->kind = OP_READ;
+	o->disk = disk;
+	o->block = block;
+	o->nsect = s->bs;
+	o->lr = r;
+	o->lblock = L;
+	o->rep = k;
+	return o;
+}
+
 /*
  * md raid10's read_balance (drivers/md/raid10.c) for a near layout on
  * rotating members: an idle copy's distance is 0, so the first idle one
@@ -611,7 +627,6 @@ static void md_read(struct sim *s, struct lreq *r, u64 L, const u32 *disk,
 {
 	u64 best_dist = ~0ULL;
 	u32 k, best = n;
-	struct op *o;
 
 	for (k = 0; k < n; k++) {
 		u64 lba, head, dist;
@@ -631,15 +646,7 @@ static void md_read(struct sim *s, struct lreq *r, u64 L, const u32 *disk,
 		sim_fail(s, -EIO, "a block has no readable replica");
 		return;
 	}
-	o = op_new(s);
-	o->kind = OP_READ;
-	o->disk = disk[best];
-	o->block = block[best];
-	o->nsect = s->bs;
-	o->lr = r;
-	o->lblock = L;
-	o->rep = best;
-	enqueue(s, o);
+	enqueue(s, read_op(s, r, L, disk[best], block[best], best));
 }
 
 static void read_block(struct sim *s, struct lreq *r, u64 L)
@@ -680,16 +687,8 @@ static void read_block(struct sim *s, struct lreq *r, u64 L)
 	if ((stale | busy) != (1u << n) - 1 &&
 	    !ew_place_read(s->pd, disk, block, n, stale | busy, s->bs,
 			   s->bs, s->now, &ch)) {
-		struct op *o = op_new(s);
-
-		o->kind = OP_READ;
-		o->disk = ch.disk;
-		o->block = block[ch.index];
-		o->nsect = s->bs;
-		o->lr = r;
-		o->lblock = L;
-		o->rep = ch.index;
-		enqueue(s, o);
+		enqueue(s, read_op(s, r, L, ch.disk, block[ch.index],
+				   ch.index));
 		return;
 	}
 	/* Every holder busy: a duplicate in each queue, first one wins. */
@@ -703,14 +702,7 @@ static void read_block(struct sim *s, struct lreq *r, u64 L)
 
 		if (stale & (1u << k))
 			continue;
-		o = op_new(s);
-		o->kind = OP_READ;
-		o->disk = disk[k];
-		o->block = block[k];
-		o->nsect = s->bs;
-		o->lr = r;
-		o->lblock = L;
-		o->rep = k;
+		o = read_op(s, r, L, disk[k], block[k], k);
 		o->grp = g;
 		g->ops[g->n++] = o;
 		g->refs++;
