@@ -123,31 +123,38 @@ void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 }
 
 /*
- * Release every deferred free whose readers are gone and whose remap is
- * durable (see "Free after remap").
+ * Release up to @budget deferred frees whose readers are gone and whose
+ * remap is durable (see "Free after remap"); true if the budget ran out
+ * (more may be releasable).  Under a->lock, interrupts off: a commit
+ * that makes thousands of frees safe at once (one per replica a write
+ * gave up) is released a little at a time, by each completion that
+ * follows (ew_release_some) and EW_FREES_BATCH a lock hold by the commit
+ * worker (ew_release_frees_all), never in one hold of milliseconds.
  */
-static void ew_release_frees(struct ew_array *a)
+static bool ew_release_frees(struct ew_array *a, u32 budget)
 {
 	u64 durable = a->md ? ew_md_dfree_safe(a->md) : U64_MAX;
 	bool released = false;
 	u32 disk, p;
 	int round;
 
-	for (round = 0; round < 2; round++) {
+	lockdep_assert_held(&a->lock);
+	for (round = 0; round < 2 && budget; round++) {
 		u8 old = a->epoch ^ 1;
 
 		if (a->readers[old])
 			break;
-		while (ew_dfree_pop(&a->dfree,
-				    min(a->epoch_start[a->epoch], durable),
-				    &disk, &p)) {
+		while (budget && ew_dfree_pop(&a->dfree,
+					      min(a->epoch_start[a->epoch],
+						  durable), &disk, &p)) {
+			budget--;
 			released = true;
 			if (a->m[disk].has_fm &&
 			    ew_freemap_free(&a->m[disk].fm, p))
 				DMERR_LIMIT("free of free block %u on member %u",
 					    p, disk);
 		}
-		if (a->dfree.tail == a->epoch_start[a->epoch])
+		if (!budget || a->dfree.tail == a->epoch_start[a->epoch])
 			break;
 		a->epoch = old;
 		a->epoch_start[old] = a->dfree.tail;
@@ -157,6 +164,45 @@ static void ew_release_frees(struct ew_array *a)
 		queue_work(a->wq, &a->bio_work);
 	if (released && a->pending)
 		queue_work(a->prop_wq, &a->prop_work);
+	return !budget;
+}
+
+/*
+ * An I/O completion's share: twice what a write gives up (Dm blocks), so
+ * the completions after a commit release its frees faster than writes
+ * push new ones.
+ */
+static void ew_release_some(struct ew_array *a)
+{
+	a->io_ends++;
+	ew_release_frees(a, 2 * a->geom.p.mirrors);
+}
+
+/*
+ * The commit worker's share (process context, a->lock not held): one
+ * batch, and the rest too, a batch a lock hold, when writes wait for
+ * free space or when no I/O completed since its last look (nothing else
+ * would release them soon).  "In flight" would not do: on members that
+ * complete a bio inside its submission, nothing is ever in flight when
+ * the worker looks.
+ */
+static void ew_release_frees_all(struct ew_array *a)
+{
+	unsigned long flags;
+	bool more, all, idle;
+
+	spin_lock_irqsave(&a->lock, flags);
+	idle = a->io_ends == a->io_ends_seen;
+	a->io_ends_seen = a->io_ends;
+	for (;;) {
+		more = ew_release_frees(a, EW_FREES_BATCH);
+		all = idle || !bio_list_empty(&a->deferred);
+		spin_unlock_irqrestore(&a->lock, flags);
+		if (!more || !all)
+			return;
+		cond_resched();
+		spin_lock_irqsave(&a->lock, flags);
+	}
 }
 
 /* New data (a write, a discard) for a lost block: no longer lost. */
@@ -190,7 +236,7 @@ static void ew_defer_frees(struct ew_array *a, const struct ew_replica *rep,
 void ew_epoch_exit(struct ew_array *a, u8 epoch)
 {
 	a->readers[epoch]--;
-	ew_release_frees(a);
+	ew_release_some(a);
 }
 
 /* ---------------------------------------------------------------- */
@@ -340,7 +386,7 @@ static void ew_write_done(struct ew_io *io)
 	}
 	kick_bios = ew_cell_release(a, &io->cell);
 	a->writes--;
-	ew_release_frees(a);
+	ew_release_some(a);
 	/*
 	 * io is the bio's per-bio data: once the lock is dropped a parked
 	 * FUA bio may be completed by the commit worker, and a retried one
@@ -485,6 +531,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	}
 	/* the journal records of its map change, before it starts */
 	if (!ew_md_reserve(a->md, mirrors + extra)) {
+		a->journal_waits++;
 		if (slot >= 0)
 			ew_md_copy_cancel(a->md, slot);
 		spin_unlock_irqrestore(&a->lock, flags);
@@ -739,6 +786,7 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 		stop = min(end, b + EW_DISCARD_SLICE);
 		spin_lock_irqsave(&a->lock, flags);
 		while (!ew_md_reserve(a->md, 1)) {
+			a->journal_waits++;
 			spin_unlock_irqrestore(&a->lock, flags);
 			ew_kick_commit(a);
 			wait_event(a->throttle_wait, ew_journal_room(a, 1));
@@ -752,7 +800,7 @@ static void ew_discard(struct ew_array *a, struct bio *bio)
 			ew_defer_frees(a, rep, freed);
 			ew_unlose(a, b);
 		}
-		ew_release_frees(a);
+		ew_release_frees(a, EW_FREES_BATCH);
 		spin_unlock_irqrestore(&a->lock, flags);
 		cond_resched();
 	}
@@ -1014,12 +1062,12 @@ void ew_commit_work(struct work_struct *work)
 		a->lost_pending = !told;
 	a->lost_seen = lost;
 	more = !bio_list_empty(&a->commit_wait);
-	ew_release_frees(a);
 	kick_prop = a->pending;
 	spin_unlock_irqrestore(&a->lock, flags);
 
 	while ((bio = bio_list_pop(&done)))
 		bio_endio(bio);
+	ew_release_frees_all(a);
 	/* journal space is back: writes, copies and discards may go on */
 	wake_up(&a->throttle_wait);
 	if (kick_prop)

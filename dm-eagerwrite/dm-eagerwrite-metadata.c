@@ -166,6 +166,8 @@ struct ew_md {
 	struct hlist_head copy_hash[1 << EW_MD_COPY_HASH_BITS]; /* LIVE */
 	void (*page_put)(void *ctx, struct page *page);
 	void *page_ctx;
+	void (*commit)(void *ctx);
+	void *commit_ctx;
 };
 
 /*
@@ -538,6 +540,13 @@ static bool ew_md_make_room(struct ew_md *md, u32 units)
 	if (WARN_ON_ONCE(!ew_md_free_bufs(md)))
 		return false;
 	ew_md_seal_open(md);
+	/*
+	 * Half the buffers sealed and not yet durable: a commit now, to
+	 * write them while the writes fill the other half, rather than
+	 * when the writes find no room and wait for it (ew_md_room()).
+	 */
+	if (md->open_seq - md->durable_seq >= EW_MD_JBUFS / 2 && md->commit)
+		md->commit(md->commit_ctx);
 	return true;
 }
 
@@ -1929,6 +1938,8 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	}
 	md->page_put = cfg->page_put;
 	md->page_ctx = cfg->page_ctx;
+	md->commit = cfg->commit;
+	md->commit_ctx = cfg->commit_ctx;
 	md->copy_nr = cfg->t->journal_copy;
 	if (md->copy_nr) {
 		md->copy = kvcalloc(md->copy_nr, sizeof(*md->copy), GFP_KERNEL);

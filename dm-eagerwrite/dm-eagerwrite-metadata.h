@@ -49,6 +49,12 @@ struct ew_md_config {
 	/* a metadata copy stopped being written (process context) */
 	void (*event)(void *ctx);
 	void *event_ctx;
+	/*
+	 * a commit is wanted: half the journal buffers are sealed (under
+	 * *lock, any context; not called by a commit or a checkpoint)
+	 */
+	void (*commit)(void *ctx);
+	void *commit_ctx;
 };
 
 /* What opening found. */

@@ -406,6 +406,12 @@ static void ew_array_restore_copies(struct ew_array *a, const char *name)
 		       restored, ended);
 }
 
+/* Half the journal buffers are sealed: their commit starts now. */
+static void ew_md_commit_kick(void *ctx)
+{
+	ew_kick_commit(ctx);
+}
+
 /* A metadata copy stopped being written: status says so (ewctl monitor). */
 static void ew_md_event(void *ctx)
 {
@@ -429,6 +435,8 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		.dfree = &a->dfree,
 		.page_put = ew_copy_page_put,
 		.page_ctx = a,
+		.commit = ew_md_commit_kick,
+		.commit_ctx = a,
 	};
 	struct ew_md_open_result res;
 	const char *error = "Cannot load the metadata";
@@ -911,7 +919,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	u64 fallbacks;
 	u32 pages_used, pages_nr, copy_used, copy_nr, mc_nr, mc_live;
 	char mstates[EW_META_MAX_COPIES + 1];
-	u64 mc_repairs;
+	u64 mc_repairs, jwaits;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -945,6 +953,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		mae = a->err_count ? div64_u64(a->err_sum_ns, a->err_count) : 0;
 		ew_md_stats(a->md, &st);
 		resync = ew_resync_done(a);
+		jwaits = a->journal_waits;
 		spin_unlock_irqrestore(&a->lock, flags);
 		/* metadata copies: A written, D stale (no longer written) */
 		for (i = 0; i < mc_nr && i < EW_META_MAX_COPIES; i++)
@@ -976,6 +985,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %u/%u %llu", pages_used, pages_nr, fallbacks);
 			DMEMIT(" %u/%u", copy_used, copy_nr);
 			DMEMIT(" %s %llu", mstates, mc_repairs);
+			DMEMIT(" %llu", jwaits);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",

@@ -161,6 +161,11 @@
 #define EW_MAX_DISCARD_BLOCKS	65536	/* discard bios are split to this */
 #define EW_DISCARD_SLICE	512	/* blocks per hold of the lock */
 #define EW_COMMIT_PERIOD	HZ	/* periodic commit: bounds lost work */
+/*
+ * Deferred frees released a lock hold by the commit worker (see
+ * ew_release_frees); an I/O completion releases twice Dm.
+ */
+#define EW_FREES_BATCH		256
 #define EW_RESYNC_SCAN		1024	/* blocks scanned per hold of the lock */
 /*
  * Member errors (see "Member failures"): a member is failed once it
@@ -426,6 +431,10 @@ struct ew_array {
 	u64 epoch_start[2];		/* dfree sequence at epoch start */
 	u32 readers[2];
 	u8 epoch;
+	/* I/O completions (ew_release_some), and as the commit worker saw */
+	u64 io_ends, io_ends_seen;
+	/* writes and discards that found the journal buffers full */
+	u64 journal_waits;
 	struct hlist_head cells[1 << EW_CELL_BITS];
 	struct bio_list deferred;	/* waiting for a cell or free space */
 	struct bio_list retry;		/* for the worker, may sleep */

@@ -83,9 +83,10 @@ status_sane() {
 	s=$(dmsetup status "$dev") || return 1
 	# shellcheck disable=SC2086
 	set -- $s
-	if [ $# -ne 36 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
+	if [ $# -ne 37 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
 		[ "${#10}" != "$EW_NR_DISKS" ] || [ -n "$(printf '%s' "${10}" | tr -d A)" ] ||
-		[ "${19}" != ok ] || ! [[ "${23}" =~ ^[0-9]+/[0-9]+$ ]]; then
+		[ "${19}" != ok ] || ! [[ "${23}" =~ ^[0-9]+/[0-9]+$ ]] ||
+		! [[ "${37}" =~ ^[0-9]+$ ]]; then
 		note "status: $s"
 		return 1
 	fi

@@ -24,7 +24,7 @@ static const char *const status_fields[] = {
 	"checkpoints", "resync", "read_errors", "write_errors", "repairs",
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
 	"delay_pages", "delay_fallbacks", "copy_slots", "metadata_copies",
-	"metadata_repairs",
+	"metadata_repairs", "journal_waits",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -212,9 +212,12 @@ static void print_text(const struct ewctl_status *a)
 			       st && i < strlen(st) ? (st[i] == 'A' ? "alive" :
 			       st[i] == 'R' ? "rebuilding" : "failed/missing") : "?");
 	}
-	printf(" Metadata mode : %s, journal seq %s, %s commits, %s checkpoints\n",
+	printf(" Metadata mode : %s, journal seq %s, %s commits, %s checkpoints",
 	       ewctl_status_field(a, F_META), ewctl_status_field(a, F_JSEQ), ewctl_status_field(a, F_COMMITS),
 	       ewctl_status_field(a, F_CKPTS));
+	if (ewctl_status_field(a, F_JWAITS))
+		printf(", %s journal waits", ewctl_status_field(a, F_JWAITS));
+	printf("\n");
 	printf("       Delayed : %s replicas pending", ewctl_status_field(a, F_PENDING));
 	if (a->have_table)
 		printf(" (bound %u)", a->t.delay_queue);
