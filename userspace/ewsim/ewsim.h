@@ -44,6 +44,23 @@ enum sim_policy { POL_FCFS, POL_SATF, POL_SATF_EW };
  */
 enum sim_read_policy { RP_NEAREST, RP_MD };
 enum sim_wl { WL_SYNTH, WL_TRACE, WL_CLOSED };
+/*
+ * The data set before the run (eager layouts; raid10's replicas are at
+ * their homes either way): POP_RANDOM, every write-anywhere replica at a
+ * uniformly random free block; POP_SEQUENTIAL, the data set written in
+ * logical order through the write path, as make bench's prefill does
+ * (1 MiB requests, 8 in flight), delayed replicas drained.
+ */
+enum sim_populate { POP_RANDOM, POP_SEQUENTIAL };
+#define POP_REQ_BYTES	(1u << 20)
+#define POP_DEPTH	8
+#define SIM_MAX_WARM	16
+
+/* A warm-up phase: the TPC-C-like mix at `rate`, `requests` arrivals. */
+struct sim_warm {
+	double rate;
+	u64 requests;
+};
 
 /* Deterministic random numbers: xoshiro256**, seeded by splitmix64. */
 struct rng {
@@ -95,6 +112,10 @@ struct sim_config {
 	const char *trace;	/* SPC file */
 	double trace_speed;	/* time scale: 2 replays twice as fast */
 	u64 max_outstanding;	/* open loop: beyond this, collapsed */
+	/* before the run, not measured */
+	enum sim_populate populate;
+	u32 nr_warm;		/* TPC-C-like phases, in order, each drained */
+	struct sim_warm warm[SIM_MAX_WARM];
 
 	/* outputs */
 	const char *ops_out;	/* per-operation trace (CSV) */
@@ -136,6 +157,12 @@ struct sim_result {
 	u32 nr_samples;
 	double *sample_t_s;	/* delayed-queue length over time */
 	u32 *sample_len;
+	/* the state the measured phase started from */
+	double full_tracks;	/* share of free-map tracks with no free block */
+	double empty_tracks;	/* share with no used block */
+	bool has_fm;		/* false: no free map (raid10, single) */
+	double pre_s;		/* simulated time of populate and warm-up */
+	u64 pre_requests;	/* their requests (not in arrivals) */
 	/* configuration echo */
 	u64 len_blocks, region_blocks;
 	u32 stripe_x100;

@@ -59,6 +59,17 @@ static const char usage[] =
 "  --trace-speed F          replay F times faster (1)\n"
 "  --outstanding N          closed loop: N requests always in flight\n"
 "  --max-outstanding N      open loop: stop, \"collapsed\", beyond N (20000)\n"
+"Before the run (not counted, not measured; the bench's guest sequence):\n"
+"  --populate random|sequential  the data set's initial layout (random):\n"
+"                           every write-anywhere replica at a random free\n"
+"                           block, or the data set written in logical order\n"
+"                           through the write path (1 MiB requests, 8 in\n"
+"                           flight: make bench's prefill), delayed replicas\n"
+"                           drained; raid10 and single: homes either way\n"
+"  --warmup-tpcc R:N[,R:N..]  then, per phase in order, N requests of the\n"
+"                           TPC-C-like mix (8 KiB pages, --read-frac's\n"
+"                           default 0.655, uniform: make bench's fio job)\n"
+"                           at R per second, each phase drained\n"
 "Output:\n"
 "  --json FILE|-  --csv FILE|-  --samples (delayed queue over time in JSON)\n"
 "  --ops FILE               every disk operation (CSV)\n"
@@ -66,6 +77,7 @@ static const char usage[] =
 "  --stop-util U            sweep: stop after a rate at which some disk's\n"
 "                           utilisation exceeds U (delayed writes can no\n"
 "                           longer keep up) or a writer stalled\n"
+"  -h, --help               this text\n"
 "\n"
 "Exit status: 0 ok, 1 run failed, 2 usage, 3 selftest failed.\n";
 
@@ -75,7 +87,7 @@ enum {
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
 	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_DISKMIB,
-	O_PHASESEED, O_READPOL, O_HELP
+	O_PHASESEED, O_READPOL, O_POPULATE, O_WARMTPCC, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -97,6 +109,8 @@ static const struct option longopts[] = {
 	{ "phase-seed", required_argument, NULL, O_PHASESEED },
 	{ "requests", required_argument, NULL, O_REQUESTS },
 	{ "warmup", required_argument, NULL, O_WARMUP },
+	{ "populate", required_argument, NULL, O_POPULATE },
+	{ "warmup-tpcc", required_argument, NULL, O_WARMTPCC },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "read-frac", required_argument, NULL, O_READFRAC },
@@ -205,6 +219,31 @@ int ewsim_parse_disk(struct ew_disk_params *p, const char *arg)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* --warmup-tpcc RATE:REQUESTS[,RATE:REQUESTS..] */
+static int parse_warm(struct sim_config *c, const char *arg)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	c->nr_warm = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct sim_warm *w = &c->warm[c->nr_warm];
+		char *colon = strchr(tok, ':');
+
+		if (c->nr_warm == SIM_MAX_WARM || !colon)
+			return -EINVAL;
+		*colon = 0;
+		if (parse_dbl(tok, &w->rate) || w->rate <= 0 ||
+		    parse_u64(colon + 1, &w->requests) || !w->requests)
+			return -EINVAL;
+		c->nr_warm++;
+	}
+	return c->nr_warm ? 0 : -EINVAL;
 }
 
 struct cli {
@@ -321,6 +360,18 @@ static int parse_args(int argc, char **argv, struct cli *o)
 		case O_WARMUP:
 			if (parse_dbl(a, &c->warmup) || c->warmup < 0 ||
 			    c->warmup >= 1)
+				return bad(name, a);
+			break;
+		case O_POPULATE:
+			if (!strcmp(a, "random"))
+				c->populate = POP_RANDOM;
+			else if (!strcmp(a, "sequential"))
+				c->populate = POP_SEQUENTIAL;
+			else
+				return bad(name, a);
+			break;
+		case O_WARMTPCC:
+			if (parse_warm(c, a))
 				return bad(name, a);
 			break;
 		case O_SEED:

@@ -128,6 +128,19 @@ void report_json(FILE *f, const struct sim_config *c,
 		(unsigned long long)r->region_blocks,
 		(unsigned long long)c->seed, r->offered_rate,
 		c->wl == WL_CLOSED ? c->outstanding : 0, c->read_frac);
+	fprintf(f, "  \"populate\": \"%s\", \"warmup_tpcc\": [",
+		c->populate == POP_SEQUENTIAL ? "sequential" : "random");
+	for (u32 i = 0; i < c->nr_warm; i++)
+		fprintf(f, "%s{\"rate\": %g, \"requests\": %llu}",
+			i ? ", " : "", c->warm[i].rate,
+			(unsigned long long)c->warm[i].requests);
+	fprintf(f, "], \"pre_requests\": %llu, \"pre_s\": %.6f, ",
+		(unsigned long long)r->pre_requests, r->pre_s);
+	if (r->has_fm)
+		fprintf(f, "\"full_tracks\": %.5f, \"empty_tracks\": %.5f,\n",
+			r->full_tracks, r->empty_tracks);
+	else
+		fprintf(f, "\"full_tracks\": null, \"empty_tracks\": null,\n");
 	fprintf(f,
 		"  \"collapsed\": %s, \"arrivals\": %llu, \"completions\": %llu, \"measured\": %llu,\n",
 		r->collapsed ? "true" : "false",

@@ -126,6 +126,16 @@ struct sim {
 	/* clock and workload */
 	u64 now;
 	struct workload wl;
+	/*
+	 * The phase running: the measured run (pc == c, src == &wl) or,
+	 * before it (pre), the sequential populate or a warm-up, whose
+	 * requests are neither counted nor measured.
+	 */
+	const struct sim_config *pc;
+	struct workload *src;
+	bool pre;
+	u64 pre_n;		/* requests of the phases before the run */
+	u64 t0;			/* start of the measured phase */
 	struct rng noise;
 	u64 arrived, completed, outstanding;
 	u64 warm_n;
@@ -292,6 +302,8 @@ static bool disk_idle(const struct sim *s, u32 disk)
 
 static void dq_note(struct sim *s)
 {
+	if (s->pre)
+		return;
 	if (s->now > s->dq_last_t) {
 		if (s->warm_known && s->now > s->t_warm)
 			s->dq_area += (double)s->delayed *
@@ -311,12 +323,12 @@ static void dq_note(struct sim *s)
 			}
 			s->nsamples = j;
 			s->sample_ns *= 2;
-			s->next_sample = (u64)(s->st[j - 1] * 1e9) +
-				s->sample_ns;
+			s->next_sample = s->t0 +
+				(u64)(s->st[j - 1] * 1e9) + s->sample_ns;
 			if (s->now < s->next_sample)
 				break;
 		}
-		s->st[s->nsamples] = (double)s->next_sample / 1e9;
+		s->st[s->nsamples] = (double)(s->next_sample - s->t0) / 1e9;
 		s->sl[s->nsamples] = (u32)min_t(u64, s->delayed, 0xffffffffu);
 		s->nsamples++;
 		s->next_sample += s->sample_ns;
@@ -544,16 +556,17 @@ static void issue(struct sim *s, struct lreq *r);
 
 static void lreq_done(struct sim *s, struct lreq *r)
 {
-	s->completed++;
+	if (!s->pre)
+		s->completed++;
 	s->outstanding--;
 	if (r->measured)
 		record(s, r);
 	lr_put(s, r);
-	if (s->c->wl == WL_CLOSED && s->wl.issued < s->c->requests) {
+	if (s->pc->wl == WL_CLOSED && s->src->issued < s->pc->requests) {
 		struct wl_req w;
 		struct lreq *n = lr_new(s);
 
-		wl_closed(&s->wl, s->now, &w);
+		wl_closed(s->src, s->now, &w);
 		n->id = s->arrived;
 		n->arr_ns = w.t_ns;
 		n->lblock = w.lblock;
@@ -816,9 +829,10 @@ static void issue(struct sim *s, struct lreq *r)
 {
 	u32 need = r->nblocks * s->dm;
 
-	s->arrived++;
 	s->outstanding++;
-	if (s->arrived > s->warm_n) {
+	if (s->pre)
+		s->pre_n++;
+	else if (++s->arrived > s->warm_n) {
 		r->measured = true;
 		if (!s->warm_known) {
 			s->warm_known = true;
@@ -1192,7 +1206,8 @@ alloc:
 		s->pd[i].fm = d->has_fm ? &d->fm : NULL;
 	}
 	rng_seed(&r, c->seed, 3);
-	if (ew_layout_eager(c->layout) && !c->single) {
+	if (ew_layout_eager(c->layout) && !c->single &&
+	    c->populate == POP_RANDOM) {
 		ret = populate(s, &r);
 		if (ret)
 			return ret;
@@ -1201,6 +1216,8 @@ alloc:
 	ret = wl_init(&s->wl, c, len);
 	if (ret)
 		return ret;
+	s->pc = c;
+	s->src = &s->wl;
 	s->warm_n = (u64)(c->warmup * (double)c->requests);
 	s->capsamples = 1024;
 	s->st = calloc(s->capsamples, sizeof(double));
@@ -1213,6 +1230,112 @@ alloc:
 				     (u64)((double)c->requests / c->rate *
 					   1e9 / 512));
 	s->next_sample = 0;
+	return 0;
+}
+
+static int sim_loop(struct sim *s, bool *collapsed);
+
+/* One phase before the run, from its own request source. */
+static int sim_phase(struct sim *s, const struct sim_config *pc, bool seq)
+{
+	struct workload w;
+	bool collapsed = false;
+	int ret;
+
+	ret = wl_init(&w, pc, s->g.len_blocks);
+	if (ret)
+		return ret;
+	w.sequential = seq;
+	w.base_ns = s->now;
+	s->pc = pc;
+	s->src = &w;
+	ret = sim_loop(s, &collapsed);
+	s->pc = s->c;
+	s->src = &s->wl;
+	wl_destroy(&w);
+	return ret;
+}
+
+/*
+ * What runs before the measured requests, none of it counted: the
+ * sequential populate (make bench's prefill: the data set in logical
+ * order, POP_REQ_BYTES a request, POP_DEPTH in flight, through the same
+ * write path and eager placement as every write), then each warm-up
+ * phase (the TPC-C-like mix of make bench's fio job: 8 KiB pages, 1.9
+ * reads per write, uniform over the data set, Poisson at its rate), each
+ * drained.  The measured run starts where they left the heads, the free
+ * maps and the clock.
+ */
+static int sim_pre(struct sim *s, struct sim_result *res)
+{
+	const struct sim_config *c = s->c;
+	struct sim_config pc;
+	u64 tracks = 0, full = 0, empty = 0;
+	int ret;
+
+	s->pre = true;
+	if (c->populate == POP_SEQUENTIAL && s->d[0].has_fm) {
+		u32 bb = s->bs * 512;
+		u64 pb = DIV_ROUND_UP(POP_REQ_BYTES, bb);
+
+		pc = *c;
+		if (pb > s->g.len_blocks)
+			pb = s->g.len_blocks;
+		pc.wl = WL_CLOSED;
+		pc.outstanding = POP_DEPTH;
+		pc.page_bytes = (u32)(pb * bb);
+		pc.requests = DIV_ROUND_UP(s->g.len_blocks, pb);
+		pc.read_frac = 0;
+		pc.max_outstanding = ~0ULL;
+		ret = sim_phase(s, &pc, true);
+		if (ret)
+			return ret;
+	}
+	for (u32 i = 0; i < c->nr_warm; i++) {
+		pc = *c;
+		pc.wl = WL_SYNTH;
+		pc.rate = c->warm[i].rate;
+		pc.requests = c->warm[i].requests;
+		pc.read_frac = 1.9 / 2.9;
+		pc.page_bytes = 8192;
+		pc.hot_access = 1;
+		pc.hot_space = 1;
+		pc.burst_factor = 1;
+		pc.max_outstanding = ~0ULL;
+		ret = sim_phase(s, &pc, false);
+		if (ret)
+			return ret;
+	}
+	s->pre = false;
+	/* The measured phase's clock and counters start here. */
+	s->t0 = s->now;
+	s->wl.base_ns = s->now;
+	s->next_sample = s->now;
+	s->dq_last_t = s->now;
+	s->dq_max = 0;
+	s->delayed_done = s->superseded = s->stalls = 0;
+	res->pre_s = (double)s->now / 1e9;
+	res->pre_requests = s->pre_n;
+	for (u32 i = 0; i < s->n; i++) {
+		const struct ew_freemap *fm = &s->d[i].fm;
+
+		if (!s->d[i].has_fm)
+			continue;
+		res->has_fm = true;
+		for (u32 t = 0; t < fm->nr_tracks; t++) {
+			u32 f = ew_freemap_track_free(fm, t);
+			u64 first;
+			u32 nb = ew_freemap_track_blocks(fm, t, &first);
+
+			if (!nb)
+				continue;
+			tracks++;
+			full += !f;
+			empty += f == nb;
+		}
+	}
+	res->full_tracks = tracks ? (double)full / (double)tracks : 0;
+	res->empty_tracks = tracks ? (double)empty / (double)tracks : 0;
 	return 0;
 }
 
@@ -1275,20 +1398,25 @@ static void new_arrival(struct sim *s, const struct wl_req *w)
 	issue(s, r);
 }
 
+/*
+ * Runs the phase s->pc from s->src to its end: the measured run stops
+ * once its last request is done; a phase before it (s->pre) also waits
+ * for every delayed replica write, as the guest drains between jobs.
+ */
 static int sim_loop(struct sim *s, bool *collapsed)
 {
-	const struct sim_config *c = s->c;
+	const struct sim_config *c = s->pc;
 	struct wl_req next;
 	int have = 0;
 
 	if (c->wl == WL_CLOSED) {
-		for (u32 i = 0; i < c->outstanding && s->wl.issued < c->requests;
-		     i++) {
-			wl_closed(&s->wl, 0, &next);
+		for (u32 i = 0; i < c->outstanding &&
+		     s->src->issued < c->requests; i++) {
+			wl_closed(s->src, s->now, &next);
 			new_arrival(s, &next);
 		}
 	} else {
-		have = wl_next(&s->wl, &next);
+		have = wl_next(s->src, &next);
 		if (have < 0)
 			return have;
 	}
@@ -1305,7 +1433,7 @@ static int sim_loop(struct sim *s, bool *collapsed)
 			s->now = max(s->now, next.t_ns);
 			dq_note(s);
 			new_arrival(s, &next);
-			have = wl_next(&s->wl, &next);
+			have = wl_next(s->src, &next);
 			if (have < 0)
 				return have;
 			if (s->outstanding > c->max_outstanding) {
@@ -1316,8 +1444,8 @@ static int sim_loop(struct sim *s, bool *collapsed)
 		}
 		if (dmin < 0)
 			break;
-		if (!have && !s->outstanding &&
-		    (c->wl != WL_CLOSED || s->wl.issued >= c->requests))
+		if (!have && !s->outstanding && !s->pre &&
+		    (c->wl != WL_CLOSED || s->src->issued >= c->requests))
 			break;
 		{
 			struct sdisk *d = &s->d[dmin];
@@ -1360,6 +1488,8 @@ int sim_run(const struct sim_config *c, struct sim_result *res)
 				"disk,kind,delayed,lba,nsect,arrival_ns,enqueue_ns,start_ns,end_ns\n");
 		}
 	}
+	if (!ret)
+		ret = sim_pre(&s, res);
 	if (!ret)
 		ret = sim_loop(&s, &collapsed);
 	if (s.ops_out)

@@ -216,6 +216,7 @@ static int trace_next(struct workload *w, struct wl_req *r)
 		if ((double)r->t_ns < w->t_ns)
 			r->t_ns = (u64)w->t_ns;
 		w->t_ns = (double)r->t_ns;
+		r->t_ns += w->base_ns;
 		return 1;
 	}
 	if (ferror(w->trace)) {
@@ -247,7 +248,7 @@ int wl_next(struct workload *w, struct wl_req *r)
 		if (rng_unit(&w->arr) * peak <= rate_at(c, w->t_ns))
 			break;
 	}
-	r->t_ns = (u64)w->t_ns;
+	r->t_ns = (u64)w->t_ns + w->base_ns;
 	synth_addr(w, r);
 	w->issued++;
 	return 1;
@@ -256,6 +257,15 @@ int wl_next(struct workload *w, struct wl_req *r)
 void wl_closed(struct workload *w, u64 now_ns, struct wl_req *r)
 {
 	r->t_ns = now_ns;
-	synth_addr(w, r);
+	if (w->sequential) {
+		u64 first = w->issued * w->page_blocks;
+
+		r->lblock = first;
+		r->nblocks = (u32)min_t(u64, w->page_blocks,
+					w->len_blocks - first);
+		r->write = true;
+	} else {
+		synth_addr(w, r);
+	}
 	w->issued++;
 }

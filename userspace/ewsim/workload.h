@@ -31,6 +31,8 @@ struct workload {
 	bool trace_started;
 	u64 trace_line;
 	u32 block_bytes;
+	u64 base_ns;		/* added to every arrival: the phase's start */
+	bool sequential;	/* closed loop: writes in logical order */
 };
 
 int wl_init(struct workload *w, const struct sim_config *c, u64 len_blocks);
@@ -40,7 +42,10 @@ void wl_destroy(struct workload *w);
  * the end, -errno on a malformed trace line (message on stderr).
  */
 int wl_next(struct workload *w, struct wl_req *r);
-/* Closed loop: a new request issued at now_ns. */
+/*
+ * Closed loop: a new request issued at now_ns (with `sequential`, the
+ * next page_bytes of the data set in logical order, written).
+ */
 void wl_closed(struct workload *w, u64 now_ns, struct wl_req *r);
 /* The label every output carries. */
 const char *wl_label(const struct sim_config *c, char *buf, size_t len);
