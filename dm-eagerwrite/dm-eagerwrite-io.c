@@ -402,7 +402,7 @@ static void ew_write_done(struct ew_io *io)
 		ew_kick_bios(a);
 	/* a delayed replica of this block may wait for it (ew_next_copy) */
 	if (used || a->pending)
-		ew_kick_prop(a);
+		ew_kick_prop_locked(a);
 	if (park)
 		ew_kick_commit(a);
 	spin_unlock_irqrestore(&a->lock, flags);

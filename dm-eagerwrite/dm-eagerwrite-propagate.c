@@ -235,7 +235,11 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	 * dm-io's (a copy from memory completes in interrupt context) does
 	 * not.  Neither waking nor queueing work sleeps or takes a->lock.
 	 */
-	ew_copy_wake(a, kick_bios);
+	wake_up(&a->throttle_wait);
+	wake_up(&a->copy_wait);
+	if (kick_bios)
+		ew_kick_bios(a);
+	ew_kick_prop_locked(a);
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
@@ -424,6 +428,11 @@ void ew_prop_work(struct work_struct *work)
 	DECLARE_BITMAP(queued, EW_MAX_DISKS);
 	u32 disk;
 
+	spin_lock_irqsave(&a->lock, flags);
+	a->prop_running = true;
+	a->prop_again = false;
+	spin_unlock_irqrestore(&a->lock, flags);
+again:
 	while (progress) {
 		progress = ew_resync_fill(a, &backoff);
 		cond_resched();
@@ -469,6 +478,14 @@ void ew_prop_work(struct work_struct *work)
 					       ew_copy_done, d);
 		}
 	}
+	/* kicked during the pass (ew_kick_prop_locked): once more */
+	spin_lock_irqsave(&a->lock, flags);
+	progress = a->prop_again;
+	a->prop_again = false;
+	a->prop_running = progress;
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (progress)
+		goto again;
 	if (backoff)
 		queue_delayed_work(a->prop_wq, &a->backoff_work,
 				   nsecs_to_jiffies(EW_ERR_BACKOFF_NS));

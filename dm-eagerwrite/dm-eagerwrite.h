@@ -431,6 +431,12 @@ struct ew_array {
 	u64 epoch_start[2];		/* dfree sequence at epoch start */
 	u32 readers[2];
 	u8 epoch;
+	/*
+	 * The propagation worker is in a pass (prop_running), and a kick
+	 * came meanwhile that it must answer before it stops (prop_again):
+	 * see ew_kick_prop_locked()
+	 */
+	bool prop_running, prop_again;
 	/* I/O completions (ew_release_some), and as the commit worker saw */
 	u64 io_ends, io_ends_seen;
 	/* writes and discards that found the journal buffers full */
@@ -676,6 +682,22 @@ static inline void ew_kick_bios(struct ew_array *a)
 static inline void ew_kick_prop(struct ew_array *a)
 {
 	queue_work(a->prop_wq, &a->prop_work);
+}
+
+/*
+ * A kick under a->lock: while the worker runs a pass it is only noted,
+ * and the worker looks again before it stops.  A copy that completes
+ * inside its own submission (a member that completes bios at once) used
+ * to queue a second run of the worker for every copy, that found
+ * nothing new to do.
+ */
+static inline void ew_kick_prop_locked(struct ew_array *a)
+{
+	lockdep_assert_held(&a->lock);
+	if (a->prop_running)
+		a->prop_again = true;
+	else
+		ew_kick_prop(a);
 }
 
 /* A commit now (any context; the periodic one is re-armed after it). */
