@@ -221,6 +221,28 @@ int ewsim_parse_disk(struct ew_disk_params *p, const char *arg)
 	return 0;
 }
 
+/* The keywords of --policy, --read-policy and --populate, by value. */
+static const char *const policy_names[] = {
+	[POL_FCFS] = "fcfs", [POL_SATF] = "satf", [POL_SATF_EW] = "satf-ew",
+};
+static const char *const read_policy_names[] = {
+	[RP_NEAREST] = "nearest", [RP_MD] = "md",
+};
+static const char *const populate_names[] = {
+	[POP_RANDOM] = "random", [POP_SEQUENTIAL] = "sequential",
+};
+
+/* The index of keyword a in names[n], or -1. */
+static int keyword(const char *a, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(a, names[i]))
+			return i;
+	return -1;
+}
+
 /* --warmup-tpcc RATE:REQUESTS[,RATE:REQUESTS..] */
 static int parse_warm(struct sim_config *c, const char *arg)
 {
@@ -258,7 +280,7 @@ struct cli {
 
 static int parse_args(int argc, char **argv, struct cli *o)
 {
-	int ch;
+	int ch, k;
 
 	sim_config_default(&o->c);
 	o->stop_ms = 1e9;
@@ -323,22 +345,16 @@ static int parse_args(int argc, char **argv, struct cli *o)
 			c->phase_seeded = true;
 			break;
 		case O_POLICY:
-			if (!strcmp(a, "fcfs"))
-				c->policy = POL_FCFS;
-			else if (!strcmp(a, "satf"))
-				c->policy = POL_SATF;
-			else if (!strcmp(a, "satf-ew"))
-				c->policy = POL_SATF_EW;
-			else
+			if ((k = keyword(a, policy_names,
+					 ARRAY_SIZE(policy_names))) < 0)
 				return bad(name, a);
+			c->policy = (enum sim_policy)k;
 			break;
 		case O_READPOL:
-			if (!strcmp(a, "nearest"))
-				c->read_policy = RP_NEAREST;
-			else if (!strcmp(a, "md"))
-				c->read_policy = RP_MD;
-			else
+			if ((k = keyword(a, read_policy_names,
+					 ARRAY_SIZE(read_policy_names))) < 0)
 				return bad(name, a);
+			c->read_policy = (enum sim_read_policy)k;
 			break;
 		case O_WINDOW:
 			if (parse_u32(a, &c->window) || !c->window)
@@ -363,12 +379,10 @@ static int parse_args(int argc, char **argv, struct cli *o)
 				return bad(name, a);
 			break;
 		case O_POPULATE:
-			if (!strcmp(a, "random"))
-				c->populate = POP_RANDOM;
-			else if (!strcmp(a, "sequential"))
-				c->populate = POP_SEQUENTIAL;
-			else
+			if ((k = keyword(a, populate_names,
+					 ARRAY_SIZE(populate_names))) < 0)
 				return bad(name, a);
+			c->populate = (enum sim_populate)k;
 			break;
 		case O_WARMTPCC:
 			if (parse_warm(c, a))
