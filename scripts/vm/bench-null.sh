@@ -117,6 +117,22 @@ dev_ios() {
 	echo "$t"
 }
 
+# cpu_busy: the vCPUs' busy and total jiffies so far (/proc/stat's cpu
+# line: busy = user, nice, system, irq, softirq, steal; total adds idle
+# and iowait), "BUSY TOTAL".
+cpu_busy() {
+	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6; exit }' /proc/stat
+}
+
+# cpu_json BEFORE AFTER: {"util": busy share of the vCPUs' time between}
+cpu_json() {
+	local b0 t0 b1 t1
+	read -r b0 t0 <<<"$1"
+	read -r b1 t1 <<<"$2"
+	jq -cn --argjson b $((b1 - b0)) --argjson t $((t1 - t0)) \
+		'{util: (if $t > 0 then $b / $t else null end)}'
+}
+
 # idle_fsync CONFIG DEV: 20 fsyncs of DEV with nothing written since the
 # last one (the first of 21 is not counted: it may commit what the jobs
 # before left).  Prints the device I/Os per fsync and the time per fsync,
@@ -141,10 +157,12 @@ run_jobs() {	# run_jobs CONFIG DEV
 	for j in ${jobs//,/ }; do
 		case $j in
 		sameblock)
+			c0=$(cpu_busy)
 			if ewprobe rate --same-block --method direct-fua \
 					--seconds "$runtime" --json --force "$dev" \
 					>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
-				send "BENCH $cfg $j $(jq -c '{jobname: "sameblock",
+				send "BENCH $cfg $j $(jq -c --argjson cpu "$(cpu_json "$c0" "$(cpu_busy)")" \
+					'{jobname: "sameblock", cpu: $cpu,
 					write: {iops: .ops_per_sec, clat_ns: {mean: (.latency_us.mean * 1000),
 					p99: (.latency_us.p99 * 1000)}}}' "$out/$cfg-$j.json")"
 			else
@@ -161,6 +179,7 @@ run_jobs() {	# run_jobs CONFIG DEV
 		dsync-qd1) rw=randwrite qd=1 sync=dsync ;;
 		*) rw=${j%-qd*} qd=${j##*-qd} sync=none ;;
 		esac
+		c0=$(cpu_busy)
 		fio --name="$j" --filename="$dev" --size="${region_mib}M" \
 			--ioengine=libaio --direct=1 --bs=4k --rw="$rw" --sync="$sync" \
 			--iodepth="$qd" --numjobs=1 --time_based --lat_percentiles=1 \
@@ -170,7 +189,7 @@ run_jobs() {	# run_jobs CONFIG DEV
 			say "$cfg $j: fio failed: $(head -c 300 "$out/$cfg-$j.err")"
 			continue
 		}
-		send "BENCH $cfg $j $(jq -c '.jobs[0] | {jobname,
+		send "BENCH $cfg $j $(jq -c --argjson cpu "$(cpu_json "$c0" "$(cpu_busy)")" '.jobs[0] | {jobname, cpu: $cpu,
 			read: {iops: .read.iops, clat_ns: {mean: .read.lat_ns.mean, p99: .read.lat_ns.percentile["99.000000"]}},
 			write: {iops: .write.iops, clat_ns: {mean: .write.lat_ns.mean, p99: .write.lat_ns.percentile["99.000000"]}}}' \
 			"$out/$cfg-$j.json")"
