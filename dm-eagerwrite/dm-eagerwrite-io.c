@@ -163,7 +163,7 @@ static bool ew_release_frees(struct ew_array *a, u32 budget)
 	if (released && !bio_list_empty(&a->deferred))
 		queue_work(a->wq, &a->bio_work);
 	if (released && a->pending)
-		queue_work(a->prop_wq, &a->prop_work);
+		ew_kick_prop_locked(a);
 	return !budget;
 }
 

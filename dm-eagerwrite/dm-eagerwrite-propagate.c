@@ -147,16 +147,19 @@ struct ew_delayed *ew_delayed_queue(struct ew_array *a, u64 lblock,
 /* Background propagation of delayed replicas. */
 
 /*
- * After a copy or a rebuild run completed: neither sleeps nor takes
- * a->lock, so it may run under it (ew_copy_done must: see there).
+ * After a copy or a rebuild run completed, under a->lock: once a->copies
+ * is 0 and the lock dropped, postsuspend may return and the destructor
+ * free the array, so nothing of it is touched after the unlock.  Neither
+ * waking nor queueing work sleeps or takes a->lock.
  */
 void ew_copy_wake(struct ew_array *a, bool kick_bios)
 {
+	lockdep_assert_held(&a->lock);
 	wake_up(&a->throttle_wait);
 	wake_up(&a->copy_wait);
 	if (kick_bios)
 		ew_kick_bios(a);
-	ew_kick_prop(a);
+	ew_kick_prop_locked(a);
 }
 
 static void ew_copy_done(int read_err, unsigned long write_err, void *context)
@@ -235,11 +238,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	 * dm-io's (a copy from memory completes in interrupt context) does
 	 * not.  Neither waking nor queueing work sleeps or takes a->lock.
 	 */
-	wake_up(&a->throttle_wait);
-	wake_up(&a->copy_wait);
-	if (kick_bios)
-		ew_kick_bios(a);
-	ew_kick_prop_locked(a);
+	ew_copy_wake(a, kick_bios);
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 

@@ -428,7 +428,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	u32 home[EW_MAX_MIRRORS], r, j, dst, freed, logged = 0;
 	u32 err_disk = run->src_disk;
 	u8 bit, up;
-	bool ok = !read_err && !write_err, kick_bios = false, kick_end;
+	bool ok = !read_err && !write_err, kick_bios = false;
 	unsigned long flags;
 	u64 now = ew_now(), l, mask;
 
@@ -504,13 +504,12 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	 * at rb_work's next tick (up to EW_RB_TICK_MS later).  Not once
 	 * suspended: postsuspend cancels rb_work before the last copies.
 	 */
-	kick_end = a->rb_active && !a->suspended && !a->rb_inflight &&
-		   !ew_resync_left(a);
-	spin_unlock_irqrestore(&a->lock, flags);
-
-	if (kick_end)
+	if (a->rb_active && !a->suspended && !a->rb_inflight &&
+	    !ew_resync_left(a))
 		mod_delayed_work(a->prop_wq, &a->rb_work, 0);
+	/* under the lock, as in ew_copy_done (see ew_copy_wake) */
 	ew_copy_wake(a, kick_bios);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 static void ew_rb_write_done(unsigned long error, void *context)
