@@ -406,4 +406,23 @@ else
 	jq -c '{read_policy, dup_reads}' "$tmp/rp-md.json" "$tmp/rp-nearest.json" | sed 's/^/#   /'
 fi
 
+# --- a request's blocks before its delayed replicas -------------------------
+# The target maps every block of a bio before its propagation worker runs:
+# a page's second block never waits for the delayed replica of its first,
+# started on the same disk when the page arrived.  "W F D": such waits, the
+# foreground writes that waited at all, and the delayed writes.
+"$ewsim" run --layout ew --sync 1 --disks 8 --dilution 2 --block-size 4096 \
+	--len-blocks 40000 --page-bytes 8192 --read-frac 0 --rate 40 --requests 2000 \
+	--ops "$tmp/ops-hold.csv" --json "$tmp/hold.json" >/dev/null 2>&1
+read -r hw hf hd < <(awk -F, 'FNR == 1 { next }
+	NR == FNR { if ($3 == 1) { st[$1 "," $8] = 1; d++ } next }
+	$3 == 0 && $2 == "eager" && $8 > $7 { f++; if (($1 "," $6) in st) w++ }
+	END { print w + 0, f + 0, d + 0 }' "$tmp/ops-hold.csv" "$tmp/ops-hold.csv")
+if [ "${hd:-0}" -gt 0 ] && [ "${hw:-1}" -eq 0 ] && jqe "$tmp/hold.json" '.write.n > 0'; then
+	ok "a page's blocks are placed before its delayed replicas start"
+else
+	nok "a page's blocks are placed before its delayed replicas start"
+	echo "#   $hw foreground writes waited for a delayed write started at their arrival (of $hf that waited; $hd delayed)"
+fi
+
 exit $failed

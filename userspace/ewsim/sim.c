@@ -145,6 +145,14 @@ struct sim {
 	u64 delayed, delayed_done, superseded, stalls;
 	u64 dup_reads, dup_wasted;
 	struct lreq *stall_head, *stall_tail;
+	/*
+	 * A request's blocks are being issued: no delayed write starts
+	 * until the last one is placed.  The target maps every block of a
+	 * bio before its propagation worker runs (ew_kick_prop queues the
+	 * worker), so a block's foreground write never finds its disk
+	 * just taken by the delayed replica of the block before it.
+	 */
+	bool hold_delayed;
 	/* statistics */
 	u64 *rd_ns, *wr_ns;
 	u64 nrd, nwr, caprd, capwr;
@@ -438,6 +446,7 @@ static void drop_siblings(struct sim *s, struct op *o)
 		op_put(s, x);
 	}
 }
+
 static void sim_fail(struct sim *s, int err, const char *what);
 
 /* Starts the next request on an idle disk, if it has one. */
@@ -452,7 +461,7 @@ static void disk_kick(struct sim *s, u32 disk)
 	if (d->busy || s->err)
 		return;
 	q = d->fg.len ? &d->fg : &d->dl;
-	if (!q->len)
+	if (!q->len || (q == &d->dl && s->hold_delayed))
 		return;
 	switch (s->c->policy) {
 	case POL_FCFS:
@@ -506,6 +515,15 @@ static void disk_kick(struct sim *s, u32 disk)
 		s->eager_n++;
 	}
 	pd_sync(s, disk);
+}
+
+/* A request's blocks are issued: the delayed writes it queued may start. */
+static void release_delayed(struct sim *s)
+{
+	s->hold_delayed = false;
+	for (u32 i = 0; i < s->n; i++)
+		if (s->d[i].dl.len && !s->d[i].busy)
+			disk_kick(s, i);
 }
 
 static void sim_fail(struct sim *s, int err, const char *what)
@@ -853,6 +871,7 @@ static void issue(struct sim *s, struct lreq *r)
 		return;
 	}
 	r->remaining = 1;	/* held until every block is issued */
+	s->hold_delayed = r->write;
 	for (u32 b = 0; b < r->nblocks && !s->err; b++) {
 		u64 L = (r->lblock + b) % s->g.len_blocks;
 
@@ -861,6 +880,8 @@ static void issue(struct sim *s, struct lreq *r)
 		else
 			read_block(s, r, L);
 	}
+	if (r->write)
+		release_delayed(s);
 	sub_done(s, r);
 }
 
@@ -876,11 +897,13 @@ static void unstall(struct sim *s)
 		if (!s->stall_head)
 			s->stall_tail = NULL;
 		r->remaining = 1;
+		s->hold_delayed = true;
 		for (u32 b = 0; b < r->nblocks && !s->err; b++) {
 			u64 L = (r->lblock + b) % s->g.len_blocks;
 
 			write_block(s, r, L);
 		}
+		release_delayed(s);
 		sub_done(s, r);
 	}
 }
