@@ -44,7 +44,8 @@ bad_named=""
 for o in "requests 0" "seed x" "hot x" "disk-mib x" "warmup 2" "rate 0" \
 	"window 0" "layout nosuch" "outstanding x" "trace-speed 0" \
 	"read-policy nosuch" "populate nosuch" "warmup-tpcc 100" \
-	"warmup-tpcc 0:10" "warmup-tpcc 100:0"; do
+	"warmup-tpcc 0:10" "warmup-tpcc 100:0" "warmup-syncwrite 0" \
+	"warmup-syncwrite x"; do
 	set -- $o
 	"$ewsim" "--$1" "$2" >/dev/null 2>"$tmp/err"; rc=$?
 	{ [ $rc -eq 2 ] && grep -q -- "--$1: '$2'" "$tmp/err"; } ||
@@ -373,6 +374,22 @@ else
 	nok "warm-up: not counted or measured, the run starts where it left the array"
 	jq -c '{arrivals, measured, read: .read.n, write: .write.mean_ms, pre_requests, pre_s,
 		warmup_tpcc, d0: (.delayq // [[null]])[0]}' "$tmp/wu0.json" "$tmp/wu.json" | sed 's/^/#   /'
+fi
+
+# --warmup-syncwrite: QD1 one-block writes after the TPC-C phases, not in
+# the run's counts, and the run starts where they left the array.
+"$ewsim" run $wu --warmup-tpcc 300:500 --json "$tmp/ws0.json" 2>/dev/null
+"$ewsim" run $wu --warmup-tpcc 300:500 --warmup-syncwrite 900 --json "$tmp/ws.json" 2>/dev/null
+if jqe "$tmp/ws.json" '.measured == 4000 and .write.n == 4000 and
+	.warmup_syncwrite == 900 and .pre_requests == 1400' &&
+   jqe "$tmp/ws0.json" '.warmup_syncwrite == 0 and .pre_requests == 500' &&
+   fcheck 'b > a' -v a="$(jq .pre_s "$tmp/ws0.json")" -v b="$(jq .pre_s "$tmp/ws.json")" &&
+   ! cmp -s <(jq -c .write "$tmp/ws0.json") <(jq -c .write "$tmp/ws.json"); then
+	ok "warm-up syncwrite: after the TPC-C phases, not counted, the run starts after it"
+else
+	nok "warm-up syncwrite: after the TPC-C phases, not counted, the run starts after it"
+	jq -c '{measured, write: .write.mean_ms, warmup_syncwrite, pre_requests, pre_s}' \
+		"$tmp/ws0.json" "$tmp/ws.json" | sed 's/^/#   /'
 fi
 
 # --- md's read policy -----------------------------------------------------

@@ -116,6 +116,7 @@ struct sim_config {
 	enum sim_populate populate;
 	u32 nr_warm;		/* TPC-C-like phases, in order, each drained */
 	struct sim_warm warm[SIM_MAX_WARM];
+	u64 warm_sync;		/* then QD1 one-block writes (syncwrite) */
 
 	/* outputs */
 	const char *ops_out;	/* per-operation trace (CSV) */

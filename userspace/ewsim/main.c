@@ -70,6 +70,10 @@ static const char usage[] =
 "                           TPC-C-like mix (8 KiB pages, --read-frac's\n"
 "                           default 0.655, uniform: make bench's fio job)\n"
 "                           at R per second, each phase drained\n"
+"  --warmup-syncwrite N      then N writes of one block, one outstanding,\n"
+"                           uniform over the data set (make bench's\n"
+"                           syncwrite job, which the guest runs before\n"
+"                           ewprobe), drained\n"
 "Output:\n"
 "  --json FILE|-  --csv FILE|-  --samples (delayed queue over time in JSON)\n"
 "  --ops FILE               every disk operation (CSV)\n"
@@ -87,7 +91,7 @@ enum {
 	O_REQUESTS, O_WARMUP, O_SEED, O_RATE, O_READFRAC, O_PAGE, O_HOT,
 	O_BURST, O_TRACE, O_TSPEED, O_OUTST, O_MAXOUT, O_JSON, O_CSV,
 	O_SAMPLES, O_OPS, O_RATES, O_STOPMS, O_STOPUTIL, O_DUPCANCEL, O_DISKMIB,
-	O_PHASESEED, O_READPOL, O_POPULATE, O_WARMTPCC, O_HELP
+	O_PHASESEED, O_READPOL, O_POPULATE, O_WARMTPCC, O_WARMSYNC, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -111,6 +115,7 @@ static const struct option longopts[] = {
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "populate", required_argument, NULL, O_POPULATE },
 	{ "warmup-tpcc", required_argument, NULL, O_WARMTPCC },
+	{ "warmup-syncwrite", required_argument, NULL, O_WARMSYNC },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "read-frac", required_argument, NULL, O_READFRAC },
@@ -386,6 +391,10 @@ static int parse_args(int argc, char **argv, struct cli *o)
 			break;
 		case O_WARMTPCC:
 			if (parse_warm(c, a))
+				return bad(name, a);
+			break;
+		case O_WARMSYNC:
+			if (parse_u64(a, &c->warm_sync) || !c->warm_sync)
 				return bad(name, a);
 			break;
 		case O_SEED:

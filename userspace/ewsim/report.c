@@ -134,7 +134,9 @@ void report_json(FILE *f, const struct sim_config *c,
 		fprintf(f, "%s{\"rate\": %g, \"requests\": %llu}",
 			i ? ", " : "", c->warm[i].rate,
 			(unsigned long long)c->warm[i].requests);
-	fprintf(f, "], \"pre_requests\": %llu, \"pre_s\": %.6f, ",
+	fprintf(f, "], \"warmup_syncwrite\": %llu, ",
+		(unsigned long long)c->warm_sync);
+	fprintf(f, "\"pre_requests\": %llu, \"pre_s\": %.6f, ",
 		(unsigned long long)r->pre_requests, r->pre_s);
 	if (r->has_fm)
 		fprintf(f, "\"full_tracks\": %.5f, \"empty_tracks\": %.5f,\n",

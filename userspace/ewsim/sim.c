@@ -1285,8 +1285,8 @@ static int sim_phase(struct sim *s, const struct sim_config *pc, bool seq)
  * order, POP_REQ_BYTES a request, POP_DEPTH in flight, through the same
  * write path and eager placement as every write), then each warm-up
  * phase (the TPC-C-like mix of make bench's fio job: 8 KiB pages, 1.9
- * reads per write, uniform over the data set, Poisson at its rate), each
- * drained.  The measured run starts where they left the heads, the free
+ * reads per write, uniform over the data set, Poisson at its rate), then
+ * the syncwrite phase (one-block writes, one outstanding), each drained.  The measured run starts where they left the heads, the free
  * maps and the clock.
  */
 static int sim_pre(struct sim *s, struct sim_result *res)
@@ -1321,6 +1321,21 @@ static int sim_pre(struct sim *s, struct sim_result *res)
 		pc.requests = c->warm[i].requests;
 		pc.read_frac = 1.9 / 2.9;
 		pc.page_bytes = 8192;
+		pc.hot_access = 1;
+		pc.hot_space = 1;
+		pc.burst_factor = 1;
+		pc.max_outstanding = ~0ULL;
+		ret = sim_phase(s, &pc, false);
+		if (ret)
+			return ret;
+	}
+	if (c->warm_sync) {
+		pc = *c;
+		pc.wl = WL_CLOSED;
+		pc.outstanding = 1;
+		pc.requests = c->warm_sync;
+		pc.read_frac = 0;
+		pc.page_bytes = s->bs * 512;
 		pc.hot_access = 1;
 		pc.hot_space = 1;
 		pc.burst_factor = 1;
