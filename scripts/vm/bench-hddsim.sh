@@ -299,10 +299,12 @@ run_config() {	# run_config CONFIG DEV
 		[ "$rt" -le "$runtime" ] || rt=$runtime
 		j=tpcc-$rate
 		drain "$cfg" "$dev" "before $j"
+		disks_snap >"$out/disks-before"
 		if DEV=$dev SIZE=$region RUNTIME=$rt READ_IOPS=$r WRITE_IOPS=$w SEED=$seed \
 				fio --eta=never --output-format=json "$out/tpcc.fio" \
 				>"$out/$cfg-$j.json" 2>"$out/$cfg-$j.err"; then
 			send "BENCH $cfg $j $(cut_fio "$out/$cfg-$j.json")"
+			disks_job "$cfg" "$j"
 		else
 			say "$cfg $j: fio failed: $(head -c 200 "$out/$cfg-$j.err")"
 		fi
@@ -337,6 +339,25 @@ disks_send() {	# disks_send CONFIG
 			c, $7, $9, $10, $8, $11, $12, $13, $14 }' >"$out/disk.line"
 		send "$(cat "$out/disk.line")" ;;
 	esac
+}
+
+# One job's member accesses by kind, "BENCH-JOBDISK CONFIG JOB reads
+# writes read_wait_ns write_wait_ns read_service_ns write_service_ns"
+# (means over the members; the delayed replica writes the job made
+# included): hddsim's by-kind means (status fields 13-16) times their
+# counts, before the job and after it.  The whole-run BENCH-DISK line
+# mixes every job; this one says where a single job's time went.
+disks_snap() {
+	local i
+	for i in $(seq 0 $((n - 1))); do dmsetup status "hdd$i"; done |
+		awk '{ print $9, $10, $16 * $9, $17 * $10, $18 * $9, $19 * $10 }'
+}
+disks_job() {	# disks_job CONFIG JOB, after disks_snap >$out/disks-before
+	disks_snap | paste -d ' ' "$out/disks-before" - | awk -v c="$1" -v j="$2" '
+		{ r += $7 - $1; w += $8 - $2; rw += $9 - $3; ww += $10 - $4; rs += $11 - $5; ws += $12 - $6 }
+		END { printf "BENCH-JOBDISK %s %s %d %d %.0f %.0f %.0f %.0f\n", c, j, r, w,
+			r ? rw / r : 0, w ? ww / w : 0, r ? rs / r : 0, w ? ws / w : 0 }' >"$out/disk.line"
+	send "$(cat "$out/disk.line")"
 }
 
 # tpcc.fio with a deeper queue: at 32 a stream fio itself caps the

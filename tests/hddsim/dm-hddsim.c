@@ -93,6 +93,9 @@ struct hddsim_stats {
 	u64 seek_ns;		/* sum of overhead + seek/switch + settle */
 	u64 rot_ns;		/* sum of rotational waits */
 	u64 xfer_ns;		/* sum of transfers */
+	/* the same sums of queue wait and of end - arrival, by kind */
+	u64 read_wait_ns, write_wait_ns;
+	u64 read_service_ns, write_service_ns;
 };
 
 struct hddsim {
@@ -282,6 +285,13 @@ static u64 hddsim_serve(struct hddsim *hs, u64 lba, u32 nsect, bool write)
 	else
 		s->reads++;
 	s->service_ns += service;
+	if (write) {
+		s->write_wait_ns += a.start_ns - now;
+		s->write_service_ns += service;
+	} else {
+		s->read_wait_ns += a.start_ns - now;
+		s->read_service_ns += service;
+	}
 	s->seek_ns += a.seek_ns;
 	s->rot_ns += a.rot_ns;
 	s->xfer_ns += a.xfer_ns;
@@ -378,6 +388,11 @@ static void hddsim_status(struct dm_target *ti, status_type_t type,
 		       hddsim_mean(s.xfer_ns, s.requests),
 		       (s64)atomic64_read(&hs->late),
 		       (s64)atomic64_read(&hs->late_ns));
+		DMEMIT(" %llu %llu %llu %llu",
+		       hddsim_mean(s.read_wait_ns, s.reads),
+		       hddsim_mean(s.write_wait_ns, s.writes),
+		       hddsim_mean(s.read_service_ns, s.reads),
+		       hddsim_mean(s.write_service_ns, s.writes));
 		break;
 	case STATUSTYPE_TABLE:
 		/* phase_ns always: a reload keeps the platter's angle. */
