@@ -1289,6 +1289,24 @@ static int sim_phase(struct sim *s, const struct sim_config *pc, bool seq)
  * the syncwrite phase (one-block writes, one outstanding), each drained.  The measured run starts where they left the heads, the free
  * maps and the clock.
  */
+/* A warm-up phase: uniform over the data set, no bursts, no cap. */
+static struct sim_config warm_phase(const struct sim_config *c,
+				    enum sim_wl wl, u64 requests,
+				    u32 page_bytes, double read_frac)
+{
+	struct sim_config pc = *c;
+
+	pc.wl = wl;
+	pc.requests = requests;
+	pc.page_bytes = page_bytes;
+	pc.read_frac = read_frac;
+	pc.hot_access = 1;
+	pc.hot_space = 1;
+	pc.burst_factor = 1;
+	pc.max_outstanding = ~0ULL;
+	return pc;
+}
+
 static int sim_pre(struct sim *s, struct sim_result *res)
 {
 	const struct sim_config *c = s->c;
@@ -1315,31 +1333,16 @@ static int sim_pre(struct sim *s, struct sim_result *res)
 			return ret;
 	}
 	for (u32 i = 0; i < c->nr_warm; i++) {
-		pc = *c;
-		pc.wl = WL_SYNTH;
+		pc = warm_phase(c, WL_SYNTH, c->warm[i].requests, 8192,
+				1.9 / 2.9);
 		pc.rate = c->warm[i].rate;
-		pc.requests = c->warm[i].requests;
-		pc.read_frac = 1.9 / 2.9;
-		pc.page_bytes = 8192;
-		pc.hot_access = 1;
-		pc.hot_space = 1;
-		pc.burst_factor = 1;
-		pc.max_outstanding = ~0ULL;
 		ret = sim_phase(s, &pc, false);
 		if (ret)
 			return ret;
 	}
 	if (c->warm_sync) {
-		pc = *c;
-		pc.wl = WL_CLOSED;
+		pc = warm_phase(c, WL_CLOSED, c->warm_sync, s->bs * 512, 0);
 		pc.outstanding = 1;
-		pc.requests = c->warm_sync;
-		pc.read_frac = 0;
-		pc.page_bytes = s->bs * 512;
-		pc.hot_access = 1;
-		pc.hot_space = 1;
-		pc.burst_factor = 1;
-		pc.max_outstanding = ~0ULL;
 		ret = sim_phase(s, &pc, false);
 		if (ret)
 			return ret;
