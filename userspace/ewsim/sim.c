@@ -1279,16 +1279,6 @@ static int sim_phase(struct sim *s, const struct sim_config *pc, bool seq)
 	return ret;
 }
 
-/*
- * What runs before the measured requests, none of it counted: the
- * sequential populate (make bench's prefill: the data set in logical
- * order, POP_REQ_BYTES a request, POP_DEPTH in flight, through the same
- * write path and eager placement as every write), then each warm-up
- * phase (the TPC-C-like mix of make bench's fio job: 8 KiB pages, 1.9
- * reads per write, uniform over the data set, Poisson at its rate), then
- * the syncwrite phase (one-block writes, one outstanding), each drained.  The measured run starts where they left the heads, the free
- * maps and the clock.
- */
 /* A warm-up phase: uniform over the data set, no bursts, no cap. */
 static struct sim_config warm_phase(const struct sim_config *c,
 				    enum sim_wl wl, u64 requests,
@@ -1307,6 +1297,17 @@ static struct sim_config warm_phase(const struct sim_config *c,
 	return pc;
 }
 
+/*
+ * What runs before the measured requests, none of it counted: the
+ * sequential populate (make bench's prefill: the data set in logical
+ * order, POP_REQ_BYTES a request, POP_DEPTH in flight, through the same
+ * write path and eager placement as every write), then each warm-up
+ * phase (the TPC-C-like mix of make bench's fio job: 8 KiB pages, 1.9
+ * reads per write, uniform over the data set, Poisson at its rate), then
+ * the syncwrite phase (one-block writes, one outstanding), each drained.
+ * The measured run starts where they left the heads, the free maps and
+ * the clock.
+ */
 static int sim_pre(struct sim *s, struct sim_result *res)
 {
 	const struct sim_config *c = s->c;
