@@ -1155,7 +1155,7 @@ int ew_end_io(struct dm_target *ti, struct bio *bio,
 	struct ew_array *a = t->a;
 	struct ew_io *io = dm_per_bio_data(bio, sizeof(*io));
 	unsigned long flags;
-	bool kick, retry = false, repair = false;
+	bool kick, retry = false, repair = false, lost = false;
 	u64 now;
 
 	if (io->kind != EW_IO_READ || !io->tracked)
@@ -1187,19 +1187,29 @@ int ew_end_io(struct dm_target *ti, struct bio *bio,
 			io->retries++;
 			bio_list_add(&a->read_retry, bio);
 			retry = true;
-		} else if (a->jcopy) {
+		} else {
 			/*
 			 * No other replica to try (its member is not failed
-			 * yet, only failing): a live journal copy serves it.
+			 * yet, only failing): a live journal copy serves it,
+			 * or the error goes up, and is logged: a block with
+			 * no up-to-date replica on a live member is logged in
+			 * .map, this one fails here while its partner is
+			 * failing or within the retries.
 			 */
-			bio->bi_iter = io->iter;
-			if (ew_read_copy(a, bio, io->lblock))
-				*error = BLK_STS_OK;
+			if (a->jcopy) {
+				bio->bi_iter = io->iter;
+				if (ew_read_copy(a, bio, io->lblock))
+					*error = BLK_STS_OK;
+			}
+			lost = *error != BLK_STS_OK;
 		}
 	}
 	kick = (!a->pd[io->disk].queued && a->m[io->disk].nr_delayed) ||
 		repair;
 	spin_unlock_irqrestore(&a->lock, flags);
+	if (lost)
+		DMERR_LIMIT("block %llu: read error on member %u, no other replica to read",
+			    io->lblock, io->disk);
 	if (kick)
 		ew_kick_prop(a);
 	if (!retry)
