@@ -52,7 +52,7 @@ for layout in "$@"; do
 			dmsetup resume recm
 		klog_mark
 		if echo "$table" | dmsetup create rec; then
-			line=$(dmesg | tail -n +"$((klog_from + 1))" | grep -o 'eagerwrite: .*replayed.*ms$' | tail -1)
+			line=$(klog_since | grep -o 'eagerwrite: .*replayed.*ms$' | tail -1)
 			if [ -n "$line" ]; then
 				ok "$layout $mib MiB: reassembled"
 				echo "# recovery layout=$layout written=${mib}MiB $line"
@@ -72,6 +72,6 @@ for layout in "$@"; do
 		dmsetup remove recm
 	done
 done
-klog_from=0
+klog_mark_all
 if klog_clean; then ok "kernel log free of WARNING/BUG/Oops"; else notok "kernel log"; fi
 finish

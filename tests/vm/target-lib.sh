@@ -28,19 +28,48 @@ load_target() {
 	dmsetup targets 2>/dev/null | grep -q '^eagerwrite '
 }
 
-# Kernel log: mark where a test starts, then look for trouble after it.
-klog_from=0
-klog_mark() { klog_from=$(dmesg | wc -l); }
+# Kernel log: mark where a test starts, then look at what came after it.
+# The mark is a line of its own in the log (written to /dev/kmsg), not a
+# count of lines: once the ring buffer is full the count stops growing,
+# and a count taken then hid every later line (a klog_has that failed,
+# a klog_clean that passed on nothing).  klog_mark_all: the whole log.
+klog_seq=0
+klog_tag=
+klog_mark() {
+	klog_seq=$((klog_seq + 1))
+	klog_tag="ewtest: klog mark $$.$klog_seq"
+	echo "$klog_tag" >>"${EW_KMSG:-/dev/kmsg}"
+}
+klog_mark_all() { klog_tag=; }
+# klog_since: the kernel log after the mark (the last line that carries
+# it).  A mark no longer in the ring (it wrapped past it) gives the whole
+# ring, all of it newer than the mark, and a last line that says older
+# ones were lost, which klog_clean counts as trouble: it cannot vouch for
+# lines it did not see.
+klog_wrapped="ewtest: the kernel log wrapped past the mark: lines lost"
+klog_since() {
+	dmesg | awk -v tag="$klog_tag" -v wrapped="$klog_wrapped" '
+		tag != "" && substr($0, length($0) - length(tag) + 1) == tag {
+			n = 0; found = 1; next
+		}
+		{ line[n++] = $0 }
+		END {
+			for (i = 0; i < n; i++)
+				print line[i]
+			if (tag != "" && !found)
+				print wrapped
+		}'
+}
 klog_clean() {
 	local bad
-	bad=$(dmesg | tail -n +$((klog_from + 1)) |
-		grep -E 'WARNING|BUG|Oops|hung task|possible (circular|recursive) locking|inconsistent lock state|lock inversion|suspicious RCU usage|Call Trace|general protection')
+	bad=$(klog_since |
+		grep -E "WARNING|BUG|Oops|hung task|possible (circular|recursive) locking|inconsistent lock state|lock inversion|suspicious RCU usage|Call Trace|general protection|$klog_wrapped")
 	[ -z "$bad" ] && return 0
 	printf '%s\n' "$bad" | sed 's/^/#   /'
 	return 1
 }
 klog_has() {	# klog_has STRING: STRING appeared after the mark
-	dmesg | tail -n +$((klog_from + 1)) | grep -qF -- "$1"
+	klog_since | grep -qF -- "$1"
 }
 
 # A tree of files: sizes from a few bytes to 2 MiB, nested directories.

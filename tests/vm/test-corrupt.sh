@@ -167,7 +167,7 @@ try() {
 		fi
 	fi
 	unflakey
-	msg=$(dmesg | tail -n +$((klog_from + 1)) | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')
+	msg=$(klog_since | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')
 	word=${want#*:}
 	if judge "$want:$loaded" "$good" "$word" "$msg"; then
 		if [ "$loaded" = 1 ] && [ "$good" = 0 ]; then ok "$name: loads, the loss detected:$why"

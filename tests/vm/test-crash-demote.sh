@@ -67,7 +67,7 @@ for layout in raid10 ddm; do
 	klog_mark
 	check "$t: loaded after the crash, not resumed" \
 		eval 'dmsetup create $DEV --notable && dmsetup load $DEV --table "$table"'
-	line=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'unclean shutdown, replayed' | tail -n 1)
+	line=$(klog_since | grep -a 'unclean shutdown, replayed' | tail -n 1)
 	note "$t: ${line#*eagerwrite: }"
 	n=$(printf '%s\n' "$line" | sed -n 's/.*demoted \([0-9]*\).*/\1/p')
 	check "$t: nothing replayed" eval 'printf "%s" "$line" | grep -q "replayed 0 journal blocks"'

@@ -175,7 +175,7 @@ verify_at() {
 	tick copy
 	klog_mark
 	if ! assemble "$lay" r rvol 2>"$w/create.err"; then
-		last_refusal="$(tr '\n' ' ' <"$w/create.err") | kernel: $(dmesg | tail -n +$((klog_from + 1)) | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')"
+		last_refusal="$(tr '\n' ' ' <"$w/create.err") | kernel: $(klog_since | grep -i eagerwrite | tail -n 2 | tr '\n' ' ')"
 		return 2
 	fi
 	tick assemble

@@ -68,13 +68,13 @@ refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
 	fi
 	klog_has "eagerwrite: $msg" && return 0
 	note "want: $msg"
-	dmesg | tail -n +$((klog_from + 1)) | grep eagerwrite | sed 's/^/#   /'
+	klog_since | grep eagerwrite | sed 's/^/#   /'
 	return 1
 }
 repaired() {	# repaired COPY FROM: the kernel said which copy it repaired
 	klog_has "metadata copy $1 " && klog_has "repaired from copy $2" &&
 		return 0
-	dmesg | tail -n +$((klog_from + 1)) | grep eagerwrite | sed 's/^/#   /'
+	klog_since | grep eagerwrite | sed 's/^/#   /'
 	return 1
 }
 no_repair() { ! klog_has "repaired"; }
@@ -231,7 +231,7 @@ check "mirror is the metadata device: refused" refused \
 check "mirror is a data device: refused" refused \
 	"Metadata mirror is also a data device" \
 	"${T1% 0} 2 metadata_mirror ${A[1]}"
-klog_from=0
+klog_mark_all
 check "kernel log clean (whole run)" klog_clean
 dmsetup remove ewmm2
 finish

@@ -108,7 +108,7 @@ run_layout() {
 	# own: every block it says it read (gaps read through too) the
 	# members read, the blocks it read besides the gaps and wrote are the
 	# replicas
-	io=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'rebuild \(reads\|writes\):' | sed 's/^.*eagerwrite: //')
+	io=$(klog_since | grep -a 'rebuild \(reads\|writes\):' | sed 's/^.*eagerwrite: //')
 	note "$io"
 	rb=$(awk '$4 == "reads:" { n += $5 } END { print n + 0 }' <<<"$io")
 	rg=$(awk '$4 == "reads:" { g += substr($7, 2) } END { print g + 0 }' <<<"$io")
@@ -116,7 +116,7 @@ run_layout() {
 	# ddm: the home replicas went to free blocks in the order of their
 	# sources, then each was moved home once (a delayed copy, counted in
 	# field 12 and written to the spare with a request of its own)
-	homes=$(dmesg | tail -n +$((klog_from + 1)) |
+	homes=$(klog_since |
 		sed -n 's/^.*rebuild wrote \([0-9]*\) home replicas to free blocks.*$/\1/p' | tail -n 1)
 	homes=${homes:-0}
 	n=$((bg - homes))
@@ -149,13 +149,13 @@ run_layout() {
 	# first (before, to their homes in logical order: a source read a
 	# block at a time all over the partner).
 	if [ -z "$nonrot" ]; then
-		sw=$(dmesg | tail -n +$((klog_from + 1)) | grep -a 'rebuild \(reads\|sweep\):' |
+		sw=$(klog_since | grep -a 'rebuild \(reads\|sweep\):' |
 			sed 's/^.*eagerwrite: //' | awk '
 			$4 == "reads:" { rd[$2] = $5 }
 			$4 == "sweep:" { split($6, b, "[-,]"); span[$2] = b[2] - b[1] + 1; back[$2] = $9 }
 			END { for (m in rd) printf "%s:%s/%s/%s ", m, rd[m], span[m], back[m] }')
 		note "$t: per source member, blocks read/span swept/reads out of order: $sw"
-		bands=$(dmesg | tail -n +$((klog_from + 1)) |
+		bands=$(klog_since |
 			sed -n 's/^.*rebuild sources swept in \([0-9]*\) band.*$/\1/p' | tail -n 1)
 		if [ "$win" = 65536 ]; then
 			check "$t: one band ($bands)" test "$bands" = 1

@@ -38,7 +38,7 @@ bad() {	# bad MESSAGE TABLE-WORDS-AFTER-eagerwrite [LEN]
 	if ! klog_has "eagerwrite: $msg"; then
 		notok "refused: $msg"
 		note "line: $words"
-		dmesg | tail -n +$((klog_from + 1)) | grep eagerwrite | sed 's/^/#   /'
+		klog_since | grep eagerwrite | sed 's/^/#   /'
 		return
 	fi
 	if dmsetup info ewbad >/dev/null 2>&1; then
@@ -130,7 +130,7 @@ check "wipe the array" wipe_array
 # and the kernel log says once per load what it risks.
 sync1_warnings() {
 	# the device is named major:minor there, as in the target's other lines
-	dmesg | tail -n +$((klog_from + 1)) |
+	klog_since |
 		grep -cE 'eagerwrite: [0-9]+:[0-9]+: sync 1: .*one durable copy'
 }
 klog_mark

@@ -41,7 +41,7 @@ refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
 	fi
 	klog_has "eagerwrite: $msg" && return 0
 	note "want: $msg"
-	dmesg | tail -n +$((klog_from + 1)) | grep eagerwrite | sed 's/^/#   /'
+	klog_since | grep eagerwrite | sed 's/^/#   /'
 	return 1
 }
 
