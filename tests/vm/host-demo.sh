@@ -62,8 +62,19 @@ fi
 # md raid10 ran in each, and in exact time it repeats.
 bt=""
 for f in "$out"/run-*/bench.txt; do [ -e "$f" ] && bt=$f; done
+# The project's debug kernel (make check-debug, release *-ewdebug) does
+# not repeat in exact time (KFENCE samples allocations at random; see
+# host-icount-repro.sh): there the repeat is skipped, counted apart,
+# with what it was.
+debug=0
+for f in "$out"/run-*/console-boot*.log; do
+	[ -e "$f" ] && grep -aq 'ew-vm: booted [^ ]*-ewdebug ' "$f" && debug=1
+done
 if [ -n "$bt" ] && grep -q '^bench: [0-9]* guests at once' "$bt"; then
 	if grep -E '^bench: md in boot [0-9]+ against boot 1: ' "$bt" >"$out/repeat" &&
+	   [ "$debug" = 1 ]; then
+		echo "ok - demo: md raid10 repeated in every boot (within 5%) # SKIP debug kernel: its timing is not reproducible ($(awk '{ print $(NF - 1) }' "$out/repeat" | tr '\n' ' ')apart)"
+	elif [ -s "$out/repeat" ] &&
 	   awk '{ d = $(NF - 1); sub(/%$/, "", d); if (d + 0 > 5) bad = 1 } END { exit bad }' "$out/repeat"; then
 		ok "md raid10 repeated in every boot (within 5%)"
 	else
