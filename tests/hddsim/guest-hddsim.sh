@@ -227,12 +227,12 @@ mean_within() {
 		exit !(e > 0 && d <= p / 100 * e + 3 * se) }'
 }
 
-# split NAME DIR: the by-kind fields (13-16: mean read and write queue
+# by_kind NAME DIR: the by-kind fields (13-16: mean read and write queue
 # wait, mean read and write service) account for the job alone: its kind
 # has the whole mean service, the other none; a request at queue depth 1
 # waits for no other (under 1% of its service), one of four outstanding
 # waits for about three (at least half of its service).
-split() {
+by_kind() {
 	local name=$1 dir=$2 svc w ws ow os
 	svc=$(status_field 5)
 	if [ "$dir" = read ]; then
@@ -379,7 +379,7 @@ check "data lands on the backing device unchanged" test "$sum_in" = "$sum_raw"
 # overhead.
 run_fio randread read 9500000 --rw=randread --ioengine=psync
 compare randread read
-split randread read
+by_kind randread read
 rot=$(status_field 9)
 seek_rand=$(status_field 8)
 check "randread: model rotational wait within 10% of half a turn" \
@@ -389,7 +389,7 @@ check "randread: model rotational wait within 10% of half a turn" \
 # after the head passed its sector, so the model charges nearly a turn.
 run_fio seqread read 5000000 --rw=read --ioengine=psync
 compare seqread read
-split seqread read
+by_kind seqread read
 seek_seq=$(status_field 8)
 note "mean seek of random reads (less overhead): $((seek_rand - seek_seq)) ns"
 check "randread: model seek within 20% of the Cheetah's mean (5.5 ms)" \
@@ -398,13 +398,13 @@ check "randread: model seek within 20% of the Cheetah's mean (5.5 ms)" \
 # Random 4 KiB writes: the same, plus write settle.
 run_fio randwrite write 10000000 --rw=randwrite --ioengine=psync
 compare randwrite write
-split randwrite write
+by_kind randwrite write
 
 # Four outstanding reads, FIFO: each waits for the three before it, so
 # the mean service is about four accesses.
 run_fio randread-qd4 read 9500000 --rw=randread --ioengine=libaio --iodepth=4
 compare randread-qd4 read
-split randread-qd4 read
+by_kind randread-qd4 read
 # One arm: N accesses served one at a time take at least the sum of
 # their access times (served in parallel they would take a quarter of
 # it).  How much more depends on the guest path: not checked.
