@@ -37,7 +37,7 @@ klog_seq=0
 klog_tag=
 klog_mark() {
 	klog_seq=$((klog_seq + 1))
-	klog_tag="ewtest: klog mark $$.$klog_seq"
+	klog_tag="ewtest: klog mark ${BASHPID:-$$}.$klog_seq"
 	echo "$klog_tag" >>"${EW_KMSG:-/dev/kmsg}"
 }
 klog_mark_all() { klog_tag=; }
