@@ -7,8 +7,11 @@
 # layout (md raid10, eagerwrite raid10, ddm, the EW-Array) with numbers
 # in every column, the CSV with the same rows and positive figures, and
 # the plot (when gnuplot is there; scripts/install-deps installs it), and
-# with two guests or more (scripts/bench --parallel) md raid10 repeated
-# in each within 5%.
+# with two guests or more (scripts/bench --parallel) md raid10's
+# one-process jobs (synchronous write, same-block rate) repeated in each
+# within 2% (exact time gives about 0.1%); its TPC-C means (two fio
+# processes on one vCPU, a few dozen requests in the quick run: 1-6%
+# apart) are printed, not held (scripts/bench, merge_channels).
 # Prints "ok - NAME" / "not ok - NAME"; the demo's output is kept in
 # build/demo-check/demo.out.
 set -u
@@ -71,16 +74,17 @@ for f in "$out"/run-*/console-boot*.log; do
 	[ -e "$f" ] && grep -aq 'ew-vm: booted [^ ]*-ewdebug ' "$f" && debug=1
 done
 if [ -n "$bt" ] && grep -q '^bench: [0-9]* guests at once' "$bt"; then
-	if grep -E '^bench: md in boot [0-9]+ against boot 1: ' "$bt" >"$out/repeat" &&
+	if grep -E '^bench: md in boot [0-9]+ against boot 1: the largest difference ' "$bt" >"$out/repeat" &&
 	   [ "$debug" = 1 ]; then
-		echo "ok - demo: md raid10 repeated in every boot (within 5%) # SKIP debug kernel: its timing is not reproducible ($(awk '{ print $(NF - 1) }' "$out/repeat" | tr '\n' ' ')apart)"
+		echo "ok - demo: md raid10's one-process jobs repeated in every boot (within 2%) # SKIP debug kernel: its timing is not reproducible ($(awk '{ print $(NF - 1) }' "$out/repeat" | tr '\n' ' ')apart)"
 	elif [ -s "$out/repeat" ] &&
-	   awk '{ d = $(NF - 1); sub(/%$/, "", d); if (d + 0 > 5) bad = 1 } END { exit bad }' "$out/repeat"; then
-		ok "md raid10 repeated in every boot (within 5%)"
+	   awk '{ d = $(NF - 1); sub(/%$/, "", d); if (d + 0 > 2) bad = 1 } END { exit bad }' "$out/repeat"; then
+		ok "md raid10's one-process jobs repeated in every boot (within 2%)"
 	else
-		notok "md raid10 repeated in every boot (within 5%)"
+		notok "md raid10's one-process jobs repeated in every boot (within 2%)"
 		grep 'boot' "$bt" | sed 's/^/#   /'
 	fi
+	grep -E '^bench: md in boot [0-9]+ against boot 1, TPC-C ' "$bt" | sed 's/^/# /'
 fi
 if ! command -v gnuplot >/dev/null; then
 	notok "plot: gnuplot missing (scripts/install-deps installs it)"
