@@ -138,7 +138,7 @@ static void ew_member_error_why(struct ew_array *a, u32 disk, bool write,
 		return;
 	if (!m->err_run++) {
 		m->err_since_ns = now;
-		DMERR_LIMIT("member %u (%pg): %s error, served elsewhere",
+		DMERR_LIMIT("member %u (%pg): %s error; avoided while its errors last",
 			    disk, m->bdev, write ? "write" : "read");
 		ew_probe_arm(a);
 	}

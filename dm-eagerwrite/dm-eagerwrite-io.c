@@ -1189,12 +1189,12 @@ int ew_end_io(struct dm_target *ti, struct bio *bio,
 			retry = true;
 		} else {
 			/*
-			 * No other replica to try (its member is not failed
-			 * yet, only failing): a live journal copy serves it,
-			 * or the error goes up, and is logged: a block with
-			 * no up-to-date replica on a live member is logged in
-			 * .map, this one fails here while its partner is
-			 * failing or within the retries.
+			 * No other replica left to try (the partner is
+			 * failing but not yet failed, or the retries are
+			 * spent): a live journal copy serves the read, or
+			 * the error goes up and is logged below.  A read
+			 * whose replicas are all on failed members never
+			 * gets here; .map logs and fails it.
 			 */
 			if (a->jcopy) {
 				bio->bi_iter = io->iter;
