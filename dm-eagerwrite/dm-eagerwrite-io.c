@@ -463,6 +463,49 @@ enum ew_map_result {
 	EW_FAILED,	/* bio ended with an error */
 };
 
+/*
+ * The searches take time (tens of microseconds, several hundred when no
+ * free block is near a head: the walk goes out until the seek alone
+ * costs more than the best found), and the clones are sent only after
+ * the last of them, so a block priced for a request sent at now may have
+ * passed under its head by the time the request gets there: the write
+ * would wait a turn.  Each eager replica on a rotating member is priced
+ * again at the time it will be sent; one the head will have passed is
+ * given back and its member searched again, assuming the new search
+ * takes as long as the searches so far.  Its predicted service stays
+ * relative to now, as ew_head_sent() and the lead's learner expect.
+ * a->lock held.
+ */
+static void ew_write_replace_late(struct ew_array *a,
+				  const struct ew_replica *rep,
+				  const u32 *target, u32 want,
+				  struct ew_io *io, u64 now)
+{
+	u32 i, r, disk;
+	u64 t, d, b, cost;
+
+	for (i = 0; i < want; i++) {
+		r = target[i];
+		disk = rep[r].disk;
+		t = ew_now();
+		if (ew_place_reached(&a->pd[disk], io->newp[r],
+				     a->block_sectors, now + io->pred_ns[r], t))
+			continue;
+		d = t - now;
+		ew_freemap_free(&a->m[disk].fm, io->newp[r]);
+		b = ew_place_nearest_free(&a->pd[disk], a->block_sectors,
+					  t + d, &cost);
+		if (b == EW_NO_BLOCK || ew_freemap_alloc(&a->m[disk].fm, b)) {
+			/* not expected: the block given back is free */
+			WARN_ON_ONCE(ew_freemap_alloc(&a->m[disk].fm,
+						      io->newp[r]));
+			continue;
+		}
+		io->newp[r] = (u32)b;
+		io->pred_ns[r] = t + d + cost - now;
+	}
+}
+
 static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 				   struct ew_io *io, gfp_t gfp)
 {
@@ -616,6 +659,8 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		ret = EW_FAILED;
 		goto put;
 	}
+	if (eager)
+		ew_write_replace_late(a, rep, target, want, io, now);
 	/* every replica on its own member: none moved another's arm */
 	for (i = 0; i < want; i++)
 		ew_head_sent(a, rep[target[i]].disk, io->newp[target[i]], now,

@@ -218,6 +218,19 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 	return s.best;
 }
 
+bool ew_place_reached(const struct ew_pdisk *pd, u64 block, u32 block_sectors,
+		      u64 end_ns, u64 sent_ns)
+{
+	struct ew_access a;
+
+	if (pd->nonrot)
+		return true;
+	ew_disk_predict(pd->model, pd->head, sent_ns + pd->lead_ns,
+			ew_disk_block_lba(pd->model, block, block_sectors),
+			block_sectors, true, &a);
+	return a.end_ns < end_ns + pd->model->p.rotation_ns / 2;
+}
+
 u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
 			 u64 rotation_ns)
 {

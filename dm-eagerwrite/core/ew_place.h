@@ -78,6 +78,17 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 			      u64 now_ns, int dir, u64 *cost_ns);
 
 /*
+ * A block chosen for a write sent at some earlier time, its completion
+ * predicted at end_ns, is sent at sent_ns instead (the lead added, as
+ * the search adds it): is it still reached in the same turn?  False when
+ * the head will have passed it and the write would wait about a turn
+ * more (its completion later by half a turn or more).  A non-rotational
+ * member is always reached.
+ */
+bool ew_place_reached(const struct ew_pdisk *pd, u64 block, u32 block_sectors,
+		      u64 end_ns, u64 sent_ns);
+
+/*
  * Learns the lead from an eager write's completion: predicted the
  * service time pred_ns (now to completion, the lead included), measured
  * measured_ns.  Later by half a turn or more: the block had passed under

@@ -184,6 +184,36 @@ static void ew_place_nearest_by_hand(struct kunit *test)
 			EW_NO_BLOCK);
 }
 
+/*
+ * A block priced for a write sent at 0 and sent later (the searches
+ * took that long), hand-worked as above: block 1 is positioned for at
+ * 0.3 ms and its first sector comes at 0.48 ms, done at 0.96 ms.  Sent
+ * at 0.18 ms the arm is ready at 0.48 ms, just in time: reached, the
+ * same completion.  Sent at 0.2 ms it is ready at 0.5 ms, the sector has
+ * passed: a turn more, not reached.  The lead counts as part of the
+ * delay; a non-rotational member is always reached.
+ */
+static void ew_place_reached_by_hand(struct kunit *test)
+{
+	struct ew_pl *pl = ew_pl_setup(test);
+	struct ew_pdisk *pd = &pl->pd[0];
+
+	KUNIT_EXPECT_EQ(test, write_cost(pd, 1, 0), 960 * US);
+	KUNIT_EXPECT_TRUE(test, ew_place_reached(pd, 1, BS, 960 * US, 0));
+	KUNIT_EXPECT_TRUE(test, ew_place_reached(pd, 1, BS, 960 * US,
+						 180 * US));
+	KUNIT_EXPECT_EQ(test, write_cost(pd, 1, 200 * US) + 200 * US,
+			(6000 + 960) * US);
+	KUNIT_EXPECT_FALSE(test, ew_place_reached(pd, 1, BS, 960 * US,
+						  200 * US));
+	pd->lead_ns = 20 * US;
+	KUNIT_EXPECT_FALSE(test, ew_place_reached(pd, 1, BS, 960 * US,
+						  180 * US));
+	pd->nonrot = true;
+	KUNIT_EXPECT_TRUE(test, ew_place_reached(pd, 1, BS, 960 * US,
+						 200 * US));
+}
+
 struct ew_nf_case {
 	const char *name;
 	u32 free_pct_x10;	/* free blocks, per mille */
@@ -679,6 +709,7 @@ static void ew_place_wang_bound(struct kunit *test)
 
 static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_nearest_by_hand),
+	KUNIT_CASE(ew_place_reached_by_hand),
 	KUNIT_CASE_PARAM(ew_place_nearest_brute, ew_nf_gen_params),
 	KUNIT_CASE(ew_place_write_choice),
 	KUNIT_CASE(ew_place_write_home),
