@@ -172,6 +172,42 @@ static void test_issue_retire_state(void **state)
 	assert_int_equal(h.inflight, 0);
 }
 
+/* A 64 MiB default disk whose map has about half its blocks in use. */
+static u64 half_used(struct ew_disk *d, struct ew_freemap *fm, u64 *seed)
+{
+	u64 nblocks = (64 * 2048 - 2048) / BS, block;
+
+	default_disk(d, 64 * 2048);
+	assert_int_equal(ew_freemap_init(fm, d, BS, nblocks), 0);
+	for (block = 0; block < nblocks; block++)
+		if (ew_test_below(seed, 2))
+			assert_int_equal(ew_freemap_alloc(fm, block), 0);
+	return nblocks;
+}
+
+/*
+ * The target's delay between placement and the disk, as measured in an
+ * exact-time guest: 30-90 us, one in ten 500-780 us.
+ */
+static u64 target_delay(u64 *seed)
+{
+	return ew_test_below(seed, 10) ? 30000 + ew_test_below(seed, 60000) :
+	       500000 + ew_test_below(seed, 280000);
+}
+
+/*
+ * After a write completed at end: a random block freed (an overwrite
+ * elsewhere), and the next write's time.
+ */
+static u64 next_write(struct ew_freemap *fm, u64 *seed, u64 nblocks, u64 end)
+{
+	u64 block = ew_test_below(seed, nblocks);
+
+	if (!ew_freemap_is_free(fm, block))
+		ew_freemap_free(fm, block);
+	return end + 20000 + ew_test_below(seed, 100000);
+}
+
 /*
  * QD1 eager writes whose request reaches the disk D after the placement
  * (the target's path to its member: 30-90 us, one in ten 500-780 us, as
@@ -191,21 +227,15 @@ static u32 path_delay_misses(bool learn, u32 n, u64 *lead_out)
 	u64 rot;
 	u32 i, misses = 0;
 
-	default_disk(&d, 64 * 2048);
+	nblocks = half_used(&d, &fm, &seed);
 	rot = d.p.rotation_ns;
-	nblocks = (64 * 2048 - 2048) / BS;
-	assert_int_equal(ew_freemap_init(&fm, &d, BS, nblocks), 0);
-	for (block = 0; block < nblocks; block++)
-		if (ew_test_below(&seed, 2))
-			assert_int_equal(ew_freemap_alloc(&fm, block), 0);
 	for (i = 0; i < 100 + n; i++) {
 		block = ew_place_nearest_free(&pd, BS, now, &cost);
 		assert_true(block != EW_NO_BLOCK);
 		assert_int_equal(ew_freemap_alloc(&fm, block), 0);
 		lba = ew_disk_block_lba(&d, block, BS);
 		ew_head_issue(&d, &pred, lba, BS, now + cost);
-		path = ew_test_below(&seed, 10) ? 30000 + ew_test_below(&seed, 60000) :
-		       500000 + ew_test_below(&seed, 280000);
+		path = target_delay(&seed);
 		end = fifo_serve(&d, &disk, now + path, lba, BS, true);
 		ew_head_retire(&d, &pred, lba, BS, end);
 		if (i >= 100 && end - now >= cost + rot / 2)
@@ -213,10 +243,7 @@ static u32 path_delay_misses(bool learn, u32 n, u64 *lead_out)
 		if (learn)
 			pd.lead_ns = ew_place_lead_update(pd.lead_ns, cost,
 							  end - now, rot);
-		block = ew_test_below(&seed, nblocks);
-		if (!ew_freemap_is_free(&fm, block))
-			ew_freemap_free(&fm, block);
-		now = end + 20000 + ew_test_below(&seed, 100000);
+		now = next_write(&fm, &seed, nblocks, end);
 	}
 	*lead_out = pd.lead_ns;
 	ew_freemap_destroy(&fm);
@@ -264,17 +291,10 @@ static u32 search_delay(bool replace, u32 n, u64 *mean_out, u32 *again_out)
 	u64 rot, sent, sum = 0, pred_end;
 	u32 i, misses = 0, again = 0;
 
-	default_disk(&d, 64 * 2048);
+	nblocks = half_used(&d, &fm, &seed);
 	rot = d.p.rotation_ns;
-	nblocks = (64 * 2048 - 2048) / BS;
-	assert_int_equal(ew_freemap_init(&fm, &d, BS, nblocks), 0);
-	for (block = 0; block < nblocks; block++)
-		if (ew_test_below(&seed, 2))
-			assert_int_equal(ew_freemap_alloc(&fm, block), 0);
 	for (i = 0; i < 100 + n; i++) {
-		search = ew_test_below(&seed, 10) ?
-			 30000 + ew_test_below(&seed, 60000) :
-			 500000 + ew_test_below(&seed, 280000);
+		search = target_delay(&seed);
 		block = ew_place_nearest_free(&pd, BS, now, &cost);
 		assert_true(block != EW_NO_BLOCK);
 		assert_int_equal(ew_freemap_alloc(&fm, block), 0);
@@ -303,10 +323,7 @@ static u32 search_delay(bool replace, u32 n, u64 *mean_out, u32 *again_out)
 		}
 		pd.lead_ns = ew_place_lead_update(pd.lead_ns, pred_end - now,
 						  end - now, rot);
-		block = ew_test_below(&seed, nblocks);
-		if (!ew_freemap_is_free(&fm, block))
-			ew_freemap_free(&fm, block);
-		now = end + 20000 + ew_test_below(&seed, 100000);
+		now = next_write(&fm, &seed, nblocks, end);
 	}
 	*mean_out = sum / n;
 	*again_out = again;
