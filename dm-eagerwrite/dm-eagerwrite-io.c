@@ -470,11 +470,11 @@ enum ew_map_result {
  * the last of them, so a block priced for a request sent at now may have
  * passed under its head by the time the request gets there: the write
  * would wait a turn.  Each eager replica on a rotating member is priced
- * again at the time it will be sent; one the head will have passed is
- * given back and its member searched again, assuming the new search
- * takes as long as the searches so far.  Its predicted service stays
- * relative to now, as ew_head_sent() and the lead's learner expect.
- * a->lock held.
+ * again at the time it will be sent (ew_place_reached); one the head
+ * will have passed is placed again (ew_place_again: given back, and its
+ * member searched again assuming the new search takes as long as the
+ * searches so far).  Its predicted service stays relative to now, as
+ * ew_head_sent() and the lead's learner expect.  a->lock held.
  */
 static void ew_write_replace_late(struct ew_array *a,
 				  const struct ew_replica *rep,
@@ -482,27 +482,20 @@ static void ew_write_replace_late(struct ew_array *a,
 				  struct ew_io *io, u64 now)
 {
 	u32 i, r, disk;
-	u64 t, d, b, cost;
+	u64 t, end;
 
 	for (i = 0; i < want; i++) {
 		r = target[i];
 		disk = rep[r].disk;
 		t = ew_now();
+		end = now + io->pred_ns[r];
 		if (ew_place_reached(&a->pd[disk], io->newp[r],
-				     a->block_sectors, now + io->pred_ns[r], t))
+				     a->block_sectors, end, t))
 			continue;
-		d = t - now;
-		ew_freemap_free(&a->m[disk].fm, io->newp[r]);
-		b = ew_place_nearest_free(&a->pd[disk], a->block_sectors,
-					  t + d, &cost);
-		if (b == EW_NO_BLOCK || ew_freemap_alloc(&a->m[disk].fm, b)) {
-			/* not expected: the block given back is free */
-			WARN_ON_ONCE(ew_freemap_alloc(&a->m[disk].fm,
-						      io->newp[r]));
-			continue;
-		}
-		io->newp[r] = (u32)b;
-		io->pred_ns[r] = t + d + cost - now;
+		io->newp[r] = (u32)ew_place_again(&a->pd[disk], &a->m[disk].fm,
+						  a->block_sectors,
+						  io->newp[r], now, t, &end);
+		io->pred_ns[r] = end - now;
 	}
 }
 

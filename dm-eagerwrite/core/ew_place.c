@@ -231,6 +231,23 @@ bool ew_place_reached(const struct ew_pdisk *pd, u64 block, u32 block_sectors,
 	return a.end_ns < end_ns + pd->model->p.rotation_ns / 2;
 }
 
+u64 ew_place_again(const struct ew_pdisk *pd, struct ew_freemap *fm,
+		   u32 block_sectors, u64 block, u64 placed_ns, u64 sent_ns,
+		   u64 *end_ns)
+{
+	u64 from = sent_ns + (sent_ns - placed_ns), cost, b;
+
+	ew_freemap_free(fm, block);
+	b = ew_place_nearest_free(pd, block_sectors, from, &cost);
+	if (b == EW_NO_BLOCK || ew_freemap_alloc(fm, b)) {
+		/* it was just given back: free, so this cannot fail */
+		ew_freemap_alloc(fm, block);
+		return block;
+	}
+	*end_ns = from + cost;
+	return b;
+}
+
 u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
 			 u64 rotation_ns)
 {

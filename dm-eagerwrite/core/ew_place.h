@@ -89,6 +89,20 @@ bool ew_place_reached(const struct ew_pdisk *pd, u64 block, u32 block_sectors,
 		      u64 end_ns, u64 sent_ns);
 
 /*
+ * What follows a no from ew_place_reached(): block, allocated in fm (the
+ * map pd->fm reads) by a search that started at placed_ns for a request
+ * sent only at sent_ns, is given back and the member searched again,
+ * from sent_ns plus as long again as the searches took (sent_ns -
+ * placed_ns: the new search is assumed as long).  Returns the block the
+ * request now goes to, allocated, and sets *end_ns to its predicted
+ * completion; when no other block can be had the old one is kept
+ * (allocated again) and *end_ns is left alone.
+ */
+u64 ew_place_again(const struct ew_pdisk *pd, struct ew_freemap *fm,
+		   u32 block_sectors, u64 block, u64 placed_ns, u64 sent_ns,
+		   u64 *end_ns);
+
+/*
  * Learns the lead from an eager write's completion: predicted the
  * service time pred_ns (now to completion, the lead included), measured
  * measured_ns.  Later by half a turn or more: the block had passed under

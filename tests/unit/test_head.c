@@ -274,7 +274,7 @@ static void test_lead_learns_path(void **state)
  * us, one in ten 500-780 us: the tail of an exact-time guest's search
  * when no free block is near the head).  With replace, the block is
  * priced again at now + S (ew_place_reached) and, when the head will
- * have passed it, given back and searched again from now + 2 S (the new
+ * have passed it, placed again (ew_place_again: from now + 2 S, the new
  * search assumed as long; it takes S more), as ew_write_replace_late()
  * does; the lead is learned either way.  Returns the misses (of n, after
  * a warm-up); *mean_out is the mean service (placement to completion)
@@ -302,12 +302,9 @@ static u32 search_delay(bool replace, u32 n, u64 *mean_out, u32 *again_out)
 		sent = now + search;
 		if (replace &&
 		    !ew_place_reached(&pd, block, BS, pred_end, sent)) {
-			assert_int_equal(ew_freemap_free(&fm, block), 0);
-			block = ew_place_nearest_free(&pd, BS, sent + search,
-						      &cost);
-			assert_true(block != EW_NO_BLOCK);
-			assert_int_equal(ew_freemap_alloc(&fm, block), 0);
-			pred_end = sent + search + cost;
+			block = ew_place_again(&pd, &fm, BS, block, now, sent,
+					       &pred_end);
+			assert_false(ew_freemap_is_free(&fm, block));
 			sent += search;
 			if (i >= 100)
 				again++;
