@@ -36,7 +36,7 @@ static struct ew_delayed *ew_delayed_get(struct ew_array *a)
 /*
  * Delayed-write pages.  The pool is a stack of preallocated pages
  * (a->dpages[0 .. dpages_free)), one page holds one block (block_size is
- * at most PAGE_SIZE), min(delay_queue, EW_DELAY_PAGES) of them, allocated
+ * at most PAGE_SIZE), min(delay_queue, delay_pages_max) of them, allocated
  * by the constructor (fewer if memory is short: fewer only cost reads)
  * and freed by the destructor; nothing is allocated on the I/O path.
  * a->lock protects the stack and every entry's ->page while the entry is

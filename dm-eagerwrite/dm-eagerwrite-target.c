@@ -14,6 +14,11 @@
 static LIST_HEAD(ew_arrays);
 static DEFINE_MUTEX(ew_arrays_lock);
 
+static unsigned int delay_pages_max = EW_DELAY_PAGES;
+module_param(delay_pages_max, uint, 0644);
+MODULE_PARM_DESC(delay_pages_max,
+		 "Most delayed-write pages of an ew array, read when the array is created (0 to 1048576, default 16384)");
+
 /* ---------------------------------------------------------------- */
 /* The array: creation, sharing between tables, destruction. */
 
@@ -246,13 +251,16 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	}
 	/*
 	 * The delayed-write pages: one per delay_queue entry, at most
-	 * EW_DELAY_PAGES.  Fewer (or none) when memory is short only cost
-	 * reads: not an error, and the pool status field says how many.
+	 * delay_pages_max.  Fewer (or none) when memory is short only cost
+	 * reads: not an error (no retry, no OOM kill for them), and the
+	 * pool status field says how many.
 	 */
-	q = min_t(u32, t->args.delay_queue, EW_DELAY_PAGES);
-	a->dpages = kvcalloc(q, sizeof(*a->dpages), GFP_KERNEL);
+	q = min3(t->args.delay_queue, READ_ONCE(delay_pages_max),
+		 (u32)EW_DELAY_PAGES_MAX);
+	a->dpages = q ? kvcalloc(q, sizeof(*a->dpages), GFP_KERNEL) : NULL;
 	while (a->dpages && a->dpages_free < q) {
-		struct page *pg = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		struct page *pg = alloc_page(GFP_KERNEL | __GFP_NORETRY |
+					     __GFP_NOWARN);
 
 		if (!pg)
 			break;

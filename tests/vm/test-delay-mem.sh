@@ -25,7 +25,12 @@
 #    the writes beyond it fell back (field 30 > 0); the hold ends, the
 #    queues drain (every page back), the first replicas fail and every
 #    block, from both kinds of copy, reads back as written (a replica
-#    never written reads as zeros).
+#    never written reads as zeros).  The pool of this array is made
+#    smaller than its delay_queue with the module parameter
+#    delay_pages_max (FALLBACK_POOL, read when an array is created).
+#  no pool (ew): delay_pages_max 0: the pool is 0/0, every delayed
+#    replica is a read-back copy (field 30 counts them all), and every
+#    generation reads back from the delayed copies.
 # Kernel log clean after each configuration.
 #
 # EW_DELAYMEM_LAYOUTS="ew" runs a subset of the memory part.
@@ -39,7 +44,12 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 layouts=${EW_DELAYMEM_LAYOUTS:-"raid10 ddm ew"}
 DEV=ewdm
 N=4
-POOL=1024	# EW_DELAY_PAGES: the pool at the default delay_queue (10000)
+# The pool at the default delay_queue (10000): one page per entry (the
+# default delay_pages_max, EW_DELAY_PAGES, is 16384).
+POOL=10000
+PAGES_MAX_DEFAULT=16384
+FALLBACK_POOL=1024
+PARAM=/sys/module/dm_eagerwrite/parameters/delay_pages_max
 # A held completion: 4 copies a member every 30 s.  The writes took 13-16 s
 # on the debug kernel, and with 15 s the first held copies completed
 # during them (the pool was 1016/1024 at the end).  ewfault's "hold 1"
@@ -51,6 +61,9 @@ load_target || { notok "module loaded"; finish; }
 ok "module loaded"
 load_ewfault || { notok "ewfault module loaded"; finish; }
 ok "ewfault module loaded"
+pages_max=$(cat $PARAM 2>/dev/null)
+check "delay_pages_max is $PAGES_MAX_DEFAULT by default ($pages_max)" \
+	test "$pages_max" = $PAGES_MAX_DEFAULT
 # shellcheck disable=SC2206
 D=($EW_DISKS)
 [ "${#D[@]}" -ge $N ] || { notok "$N disks (have ${#D[@]})"; finish; }
@@ -128,9 +141,28 @@ for layout in $layouts; do
 	check "$name: kernel log clean" klog_clean
 done
 
+# No pool: every delayed replica read back.
+klog_mark
+name="ew no pool"
+if check "$name: delay_pages_max 0" sh -c "echo 0 >$PARAM" &&
+	check "$name: array" setup ew; then
+	check "$name: pool of 0 pages" pages_are "0/0"
+	check "$name: generation writes" gen_write "$DEV" 100
+	check "$name: delayed replicas drained" wait_drained "$DEV" 120
+	fb=$(fallbacks) bg=$(bg_writes)
+	note "$name: $bg background writes, $fb fallbacks"
+	check "$name: delayed replicas written ($bg)" test "$bg" -gt 0
+	check "$name: every one a read-back copy ($fb)" test "$fb" -ge "$bg"
+	check "$name: first replicas failed" fail_firsts ew
+	check "$name: every generation from the delayed copies" gen_verify "$DEV"
+fi
+teardown
+check "$name: kernel log clean" klog_clean
+
 # The fallback: more writes than pages while the queues are held.
 klog_mark
 name="ew fallback"
+POOL=$FALLBACK_POOL
 W=$((POOL + 300))
 head -c $((W * 4096)) /dev/urandom >/tmp/dm-data
 write_once() {	# W blocks, one synchronous O_DIRECT write at a time
@@ -144,7 +176,9 @@ read_back() {	# every block as written
 	note "$(head -n 1 /tmp/dm-cmp)"
 	return 1
 }
-if check "$name: array" setup ew; then
+if check "$name: delay_pages_max $POOL" sh -c "echo $POOL >$PARAM" &&
+	check "$name: array" setup ew; then
+	check "$name: pool of $POOL pages" pages_are "0/$POOL"
 	check "$name: second replicas' completions held" hold_seconds ew $HOLD_MS
 	t0=$SECONDS
 	check "$name: $W blocks written" write_once
@@ -163,5 +197,6 @@ if check "$name: array" setup ew; then
 	check "$name: every block from the delayed copies" read_back
 fi
 teardown
+echo $PAGES_MAX_DEFAULT >$PARAM
 check "$name: kernel log clean" klog_clean
 finish
