@@ -64,6 +64,7 @@ void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 	struct ew_member *m = &a->m[disk];
 	u64 measured = end_ns - start_ns;
 
+	m->arm_known = true;
 	/* sent before the member became non-rotational: still retired */
 	if (a->pd[disk].nonrot && !m->head.inflight)
 		return;
@@ -115,6 +116,7 @@ void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 {
 	struct ew_member *m = &a->m[disk];
 
+	m->arm_known = true;
 	if (!m->head.inflight && !a->pd[disk].nonrot)
 		ew_head_complete(&m->model, &m->head,
 				 ew_disk_block_lba(&m->model, pblock,
@@ -434,7 +436,7 @@ static void ew_fg_endio(struct bio *clone)
 		ew_head_done(a, disk, io->newp[r], io->start_ns,
 			     io->pred_ns[r], now);
 		if (ew_layout_eager(a->geom.p.layout) && !clone->bi_status &&
-		    !a->pd[disk].nonrot)
+		    !a->pd[disk].nonrot && (io->lead_mask & (1U << r)))
 			ew_lead_learn(a, disk, io->pred_ns[r],
 				      now - io->start_ns);
 		if (clone->bi_status) {
@@ -654,10 +656,21 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 	}
 	if (eager)
 		ew_write_replace_late(a, rep, target, want, io, now);
-	/* every replica on its own member: none moved another's arm */
-	for (i = 0; i < want; i++)
+	/*
+	 * Every replica on its own member: none moved another's arm.  The
+	 * ones sent to an idle member with a known arm teach the lead when
+	 * they complete (ew_place_lead_sample).
+	 */
+	io->lead_mask = 0;
+	for (i = 0; i < want; i++) {
+		struct ew_member *m = &a->m[rep[target[i]].disk];
+
+		if (ew_place_lead_sample(m->arm_known, m->head.inflight,
+					 m->unseen))
+			io->lead_mask |= 1U << target[i];
 		ew_head_sent(a, rep[target[i]].disk, io->newp[target[i]], now,
 			     io->pred_ns[target[i]]);
+	}
 	io->fg_mask = skip;
 	io->gen = ew_map_begin_write(&a->map, io->lblock);
 	io->start_ns = now;

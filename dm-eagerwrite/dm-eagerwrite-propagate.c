@@ -179,12 +179,14 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 	dm->copies--;
 	a->copies--;
 	/* no prediction to judge (kcopyd reports only the end of both) */
-	if (!d->page)
-		ew_head_seen(a, d->src_disk, d->src, now);
-	if (d->sent)
+	if (d->sent) {
 		ew_head_done(a, d->dst_disk, d->dst, now, 0, now);
-	else
+	} else {
+		a->m[d->src_disk].unseen--;
+		dm->unseen--;
+		ew_head_seen(a, d->src_disk, d->src, now);
 		ew_head_seen(a, d->dst_disk, d->dst, now);
+	}
 	if (read_err || write_err) {
 		DMERR_LIMIT("background copy of block %llu replica %u failed (%s)",
 			    d->lblock, d->r, read_err ? "read" : "write");
@@ -412,6 +414,11 @@ static struct ew_delayed *ew_next_copy(struct ew_array *a, u32 disk,
 		d->epoch = ew_epoch_enter(a);
 		m->copies++;
 		a->copies++;
+		if (!d->sent) {
+			/* kcopyd's: seen only at their end (ew_head_seen) */
+			m->unseen++;
+			a->m[d->src_disk].unseen++;
+		}
 		return d;
 	}
 	return NULL;

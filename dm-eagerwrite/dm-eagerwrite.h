@@ -308,6 +308,13 @@ struct ew_member {
 	struct ew_freemap fm;
 	bool has_fm;
 	u32 copies;			/* background copies in flight */
+	/*
+	 * Delayed replicas' kcopyd copies in flight that read or write
+	 * this member: the predictor sees them only when they end (the
+	 * lead does not learn behind them).  Rebuild runs are not counted.
+	 */
+	u32 unseen;
+	bool arm_known;			/* a request completed since load */
 	struct list_head delayed;	/* queued struct ew_delayed */
 	u32 nr_delayed;
 	/* errors: see "Member failures" */
@@ -599,6 +606,7 @@ struct ew_io {
 	u8 reserved;
 	u8 jres;			/* journal records reserved */
 	u8 rep;				/* read: the replica read */
+	u8 lead_mask;			/* write: replicas the lead learns from */
 	u8 retries;
 	bool tracked;			/* read: counted in queue and epoch */
 	u64 commit_seq;			/* flush, FUA: journal block waited for */
