@@ -251,7 +251,7 @@
  * the write completes, so that the copy need not read back the block its
  * member has just written (the paper's Delay, ewsim).  One page per
  * delay_queue entry, at most the module parameter delay_pages_max per
- * array (default EW_DELAY_PAGES: 64 MiB with 4 KiB pages; 40 MiB at the
+ * array (default EW_DELAY_PAGES: 64 MiB with 4 KiB pages; 39 MiB at the
  * default delay_queue), preallocated; an entry that finds none is copied
  * by kcopyd (read, then write) and counted (see "Delayed-write pages").
  * Issue 14: with 1024 pages, 89% of ew1's prefill copies read back, and
