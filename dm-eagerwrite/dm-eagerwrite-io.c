@@ -1043,16 +1043,12 @@ void ew_bio_work(struct work_struct *work)
 
 /* ---------------------------------------------------------------- */
 /*
- * The commit worker: group commit, kicked by flushes, FUA writes and
- * waiters for journal space or free blocks, and every EW_COMMIT_PERIOD
- * otherwise (which bounds what a crash loses of writes never flushed).
- * The order (members flushed, then the journal with FUA) is in
- * ew_md_commit(); here the bios it covers complete.
+ * After a commit: members whose flush failed are failed, the bios the
+ * durable journal covers complete, the frees it made safe are released.
+ * True while bios still wait.
  */
-void ew_commit_work(struct work_struct *work)
+static bool ew_commit_done(struct ew_array *a)
 {
-	struct ew_array *a = container_of(to_delayed_work(work),
-					  struct ew_array, commit_work);
 	struct bio_list done, keep;
 	struct bio *bio;
 	unsigned long flags;
@@ -1060,15 +1056,6 @@ void ew_commit_work(struct work_struct *work)
 	bool failed, more, kick_prop, told = false;
 	u32 i;
 
-	/*
-	 * A member failed in memory (write errors) is failed on disk
-	 * before this commit's journal can call its replicas current, and
-	 * the commit does not flush it.
-	 */
-	if (!ew_md_failed(a->md))
-		ew_member_state_sync(a);
-	if (!ew_md_commit(a->md) && ew_md_checkpoint_due(a->md))
-		ew_md_checkpoint(a->md, false);
 	errs = ew_md_member_errors(a->md);
 
 	bio_list_init(&done);
@@ -1123,6 +1110,41 @@ void ew_commit_work(struct work_struct *work)
 	wake_up(&a->throttle_wait);
 	if (kick_prop)
 		ew_kick_prop(a);
+	return more;
+}
+
+/*
+ * The commit worker: group commit, kicked by flushes, FUA writes and
+ * waiters for journal space or free blocks, and every EW_COMMIT_PERIOD
+ * otherwise (which bounds what a crash loses of writes never flushed).
+ * The order (members flushed, then the journal with FUA) is in
+ * ew_md_commit(); here the bios it covers complete.  Then, when the
+ * journal asks for one, a step of the periodic checkpoint: the bios of
+ * this commit do not wait for it, and the next run (at once while the
+ * checkpoint is not over) commits before the next step.
+ */
+void ew_commit_work(struct work_struct *work)
+{
+	struct ew_array *a = container_of(to_delayed_work(work),
+					  struct ew_array, commit_work);
+	bool more;
+	int ret;
+
+	/*
+	 * A member failed in memory (write errors) is failed on disk
+	 * before this commit's journal can call its replicas current, and
+	 * the commit does not flush it.
+	 */
+	if (!ew_md_failed(a->md))
+		ew_member_state_sync(a);
+	ret = ew_md_commit(a->md);
+	more = ew_commit_done(a);
+	if (!ret && ew_md_checkpoint_due(a->md)) {
+		ew_md_checkpoint_step(a->md);
+		/* its last part commits too */
+		more = ew_commit_done(a) ||
+		       ew_md_checkpoint_active(a->md);
+	}
 	queue_delayed_work(a->commit_wq, &a->commit_work,
 			   more ? 0 : EW_COMMIT_PERIOD);
 }

@@ -49,7 +49,8 @@
  * superblock does not name, commits, flushes the metadata device and
  * then writes the superblock naming it with REQ_PREFLUSH | REQ_FUA.  It
  * is taken when the on-disk journal is half full, so that a journal
- * block never overwrites one the durable superblock needs.
+ * block never overwrites one the durable superblock needs; that one
+ * runs in steps between commits (ew_md_checkpoint_step()).
  *
  * Failure.  A metadata I/O error latches md->failed (DMERR once): no
  * metadata is written after it, records are dropped, the target fails
@@ -92,8 +93,14 @@
 #define DM_MSG_PREFIX "eagerwrite"
 
 #define EW_MD_JBUFS		32	/* journal buffers (a slot, 8 KiB, each) */
-#define EW_MD_IOBLOCKS		16	/* blocks per checkpoint/replay I/O */
+#define EW_MD_IOBLOCKS		16	/* blocks per read (load, copy resync) */
 #define EW_MD_IOSLOTS		(EW_MD_IOBLOCKS / EW_META_JOURNAL_COPIES)
+/*
+ * Blocks per checkpoint write: a step of the periodic checkpoint is one
+ * write where it can be (on a rotating metadata disk each write waits
+ * for the platter).
+ */
+#define EW_MD_CKPT_IOBLOCKS	64
 /* A member flush that fails is retried for about 5 s (see the commit). */
 #define EW_MD_FLUSH_TRIES	25
 #define EW_MD_FLUSH_RETRY_MS	200
@@ -123,7 +130,16 @@ struct ew_md {
 	struct dm_io_region flush_where[EW_MAX_DISKS];
 	u32 flush_idx[EW_MAX_DISKS];
 	bool map_changed;		/* not journalled: checkpoint it */
-	void *iobuf;			/* EW_MD_IOBLOCKS blocks, vmalloc */
+	/*
+	 * The periodic checkpoint in progress (ew_md_checkpoint_step()):
+	 * its area, seq and journal start, and the map blocks written so
+	 * far.  Under io_mutex.
+	 */
+	bool ck_active;
+	u32 ck_area;
+	u64 ck_seq, ck_start, ck_idx;
+	u64 ck_shown;	/* under *lock, for status: ck_idx + 1, 0: none */
+	void *iobuf;			/* EW_MD_CKPT_IOBLOCKS blocks, vmalloc */
 	void *sbbuf;			/* a superblock being written */
 	void *altbuf;			/* a journal slot of another copy */
 	/*
@@ -657,6 +673,16 @@ void ew_md_stats(struct ew_md *md, struct ew_md_stats *st)
 	st->durable_seq = md->durable_seq;
 	st->commits = md->commits;
 	st->checkpoints = md->checkpoints;
+	st->ckpt_done = md->ck_shown ? md->ck_shown - 1 : 0;
+	st->ckpt_total = md->ck_shown ? md->sb.ckpt_blocks : 0;
+}
+
+/* io_mutex held: the periodic checkpoint's progress for status. */
+static void ew_md_ck_show(struct ew_md *md)
+{
+	spin_lock_irq(md->lock);
+	md->ck_shown = md->ck_active ? md->ck_idx + 1 : 0;
+	spin_unlock_irq(md->lock);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1152,7 +1178,13 @@ static int __ew_md_commit(struct ew_md *md)
 		if (md->copy_nr)
 			ew_md_copy_reclaim(md);
 		spin_unlock_irq(md->lock);
-	} while (again);
+		/*
+		 * During a periodic checkpoint a commit writes at most
+		 * the buffers sealed when it began, EW_MD_JBUFS + 1
+		 * blocks: the checkpoint's steps count on that bound
+		 * (ew_md_checkpoint_step()); the rest is the next one's.
+		 */
+	} while (again && !md->ck_active);
 	return 0;
 }
 
@@ -1167,21 +1199,33 @@ int ew_md_commit(struct ew_md *md)
 }
 
 /*
- * The on-disk journal is half full (counting the buffers that may fill
- * before the next look): checkpoint, long before a journal block could
- * overwrite one the durable superblock still needs.
+ * Journal slots the commits may still write before one would overwrite
+ * a block the durable superblock needs, counting the buffers that may
+ * fill before the next look.  io_mutex held.
+ */
+static u64 ew_md_ring_room(struct ew_md *md)
+{
+	u64 used;
+
+	spin_lock_irq(md->lock);
+	used = md->open_seq + EW_MD_JBUFS - md->sb.journal_seq;
+	spin_unlock_irq(md->lock);
+	return used < md->sb.journal_slots ? md->sb.journal_slots - used : 0;
+}
+
+/*
+ * The on-disk journal is half full: checkpoint, long before a journal
+ * block could overwrite one the durable superblock still needs.  A
+ * periodic checkpoint in progress is due until it ends.
  */
 bool ew_md_checkpoint_due(struct ew_md *md)
 {
 	bool due;
-	u64 open;
 
 	mutex_lock(&md->io_mutex);
-	spin_lock_irq(md->lock);
-	open = md->open_seq;
-	spin_unlock_irq(md->lock);
-	due = !ew_md_failed(md) && open + EW_MD_JBUFS - md->sb.journal_seq >=
-	      md->sb.journal_slots / 2;
+	due = !ew_md_failed(md) &&
+	      (md->ck_active || md->sb.journal_slots - ew_md_ring_room(md) >=
+	       md->sb.journal_slots / 2);
 	/*
 	 * The checkpoint carries the live copies (ew_md_copy_carry()).
 	 * Only when their records did not fit in the journal's free room
@@ -1190,7 +1234,7 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 	 * want one wait); the delayed replicas that end them go on, and
 	 * the target kicks a commit at each (ew_md_copy_held()).
 	 */
-	if (due && md->copy_nr) {
+	if (due && !md->ck_active && md->copy_nr) {
 		spin_lock_irq(md->lock);
 		if (md->copy_hold)
 			due = md->copy_nfree + md->copy_fcount == md->copy_nr;
@@ -1201,15 +1245,15 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 }
 
 /*
- * periodic: the checkpoint the journal's room asks for (not at suspend,
- * load or member replacement); it gives up (-EAGAIN, nothing written but
- * the commit) rather than drop a live copy it cannot carry.
+ * A checkpoint in three parts, io_mutex held in each (see "Checkpoints
+ * between commits" at ew_md_checkpoint_step()).
+ *
+ * Begin.  periodic: the checkpoint the journal's room asks for (not at
+ * suspend, load or member replacement); it gives up (-EAGAIN, nothing
+ * written but the commit) rather than drop a live copy it cannot carry.
  */
-static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
+static int ew_md_ckpt_begin(struct ew_md *md, bool periodic)
 {
-	struct ew_meta_sb nsb;
-	u32 area = ew_meta_ckpt_next_area(&md->sb);
-	u64 seq = ew_meta_ckpt_next_seq(&md->sb), start, idx, i, n;
 	int ret;
 
 	/*
@@ -1225,35 +1269,68 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
 	 * the live copies are named again there (carried)
 	 */
 	spin_lock_irq(md->lock);
-	start = md->open_seq;
+	md->ck_start = md->open_seq;
 	if (periodic && md->copy_nr &&
-	    !ew_md_room(md, ew_md_copy_uncarried(md, start))) {
+	    !ew_md_room(md, ew_md_copy_uncarried(md, md->ck_start))) {
 		md->copy_hold = true;
 		spin_unlock_irq(md->lock);
 		return -EAGAIN;
 	}
 	if (md->copy_nr)
-		ew_md_copy_carry(md, start);
+		ew_md_copy_carry(md, md->ck_start);
 	spin_unlock_irq(md->lock);
-	/* 2. the map, each block encoded under the lock */
-	for (idx = 0; idx < md->sb.ckpt_blocks; idx += n) {
-		n = min_t(u64, EW_MD_IOBLOCKS, md->sb.ckpt_blocks - idx);
+	md->ck_area = ew_meta_ckpt_next_area(&md->sb);
+	md->ck_seq = ew_meta_ckpt_next_seq(&md->sb);
+	md->ck_idx = 0;
+	md->ck_active = true;
+	ew_md_ck_show(md);
+	return 0;
+}
+
+/*
+ * 2. the map, at most nblocks more of it, each block encoded under the
+ * lock (a fuzzy copy: a change made after the block was encoded is in
+ * the journal from ck_start, which recovery replays over it).
+ */
+static int ew_md_ckpt_write(struct ew_md *md, u64 nblocks)
+{
+	u64 end = min(md->ck_idx + nblocks, md->sb.ckpt_blocks), i, n;
+	int ret;
+
+	for (; md->ck_idx < end; md->ck_idx += n) {
+		n = min_t(u64, EW_MD_CKPT_IOBLOCKS, end - md->ck_idx);
 		for (i = 0; i < n; i++) {
 			spin_lock_irq(md->lock);
-			ew_meta_ckpt_encode(&md->sb, md->map, area, seq, idx + i,
+			ew_meta_ckpt_encode(&md->sb, md->map, md->ck_area,
+					    md->ck_seq, md->ck_idx + i,
 					    md->iobuf + i * EW_META_BLOCK_SIZE);
 			spin_unlock_irq(md->lock);
 		}
 		ret = ew_md_mwrite(md, REQ_OP_WRITE, md->iobuf,
-				   md->sb.ckpt_start[area] + idx, n);
+				   md->sb.ckpt_start[md->ck_area] + md->ck_idx,
+				   n);
 		if (ret) {
+			md->ck_active = false;
+			ew_md_ck_show(md);
 			ew_md_fail(md, "checkpoint write", ret);
 			return ret;
 		}
+		ew_md_ck_show(md);
 		cond_resched();
 	}
+	return 0;
+}
+
+/* End: every map block written; durable, then named by the superblock. */
+static int ew_md_ckpt_end(struct ew_md *md, bool clean)
+{
+	struct ew_meta_sb nsb;
+	int ret;
+
 	/* 3. what the journal holds up to now, and the checkpoint, durable */
 	ret = __ew_md_commit(md);
+	md->ck_active = false;
+	ew_md_ck_show(md);
 	if (ret)
 		return ret;
 	ret = ew_md_flush_meta(md);
@@ -1266,7 +1343,7 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
 	 * commit above may have failed a member (a new md->sb)
 	 */
 	nsb = md->sb;
-	ew_meta_sb_commit_ckpt(&nsb, area, seq, start);
+	ew_meta_sb_commit_ckpt(&nsb, md->ck_area, md->ck_seq, md->ck_start);
 	nsb.flags = clean ? EW_META_SB_CLEAN : 0;
 	ret = ew_md_write_sb(md, &nsb);
 	if (ret)
@@ -1277,6 +1354,97 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean, bool periodic)
 	md->copy_hold = false;
 	spin_unlock_irq(md->lock);
 	return 0;
+}
+
+/*
+ * The whole checkpoint at once (suspend, load, member replacement, with
+ * io_mutex held).  A periodic one in progress starts again, from its
+ * first block, not finished: the map may have changed since without
+ * journal records (a member replaced: its replicas made stale), which
+ * its blocks written so far do not hold; nothing names that area before
+ * the end.
+ */
+static int __ew_md_checkpoint(struct ew_md *md, bool clean)
+{
+	int ret;
+
+	ret = ew_md_ckpt_begin(md, false);
+	if (ret)
+		return ret;
+	ret = ew_md_ckpt_write(md, md->sb.ckpt_blocks);
+	if (ret)
+		return ret;
+	return ew_md_ckpt_end(md, clean);
+}
+
+/*
+ * Checkpoints between commits.  The periodic checkpoint runs on the
+ * commit worker, a step per run, each step after that run's commit and
+ * its waiters' completion: an fsync never waits for a whole checkpoint
+ * (on a rotating metadata disk or a large array, tens of milliseconds
+ * to seconds), only for the step in progress.  The commits between the
+ * steps write journal blocks past ck_start.  The ring's blocks before
+ * ck_start are free only once the superblock names the new area, so a
+ * step writes enough of the map that the checkpoint ends before the
+ * commits could reach a block the durable superblock needs: one commit
+ * runs between two steps and, while a checkpoint is in progress, writes
+ * at most EW_MD_CKPT_COMMIT blocks (__ew_md_commit()); a step leaves
+ * room for three commits more than the steps of map it plans (the end's
+ * step, its own commit, and one of slack), and writes the rest of the
+ * map and ends at once when the room is down to that.  A step is at
+ * least one write of EW_MD_IOBLOCKS.  The WARN in
+ * __ew_md_commit() stays the proof.  A crash before the superblock names
+ * the new area recovers from the old one and the whole journal since, as
+ * before.
+ */
+#define EW_MD_CKPT_COMMIT	(EW_MD_JBUFS + 1)
+#define EW_MD_CKPT_STEP_MIN	EW_MD_IOBLOCKS	/* blocks a step, at least */
+
+int ew_md_checkpoint_step(struct ew_md *md)
+{
+	u64 room, steps, left, n;
+	int ret = 0;
+
+	mutex_lock(&md->io_mutex);
+	if (ew_md_failed(md)) {
+		ret = -EIO;
+		goto out;
+	}
+	if (!md->ck_active) {
+		ret = ew_md_ckpt_begin(md, true);
+		if (ret)
+			goto out;
+	}
+	left = md->sb.ckpt_blocks - md->ck_idx;
+	room = ew_md_ring_room(md);
+	/*
+	 * steps left, each after one commit of up to EW_MD_CKPT_COMMIT;
+	 * the end (a commit, a flush, the superblock) is a step of its own
+	 */
+	steps = room / EW_MD_CKPT_COMMIT;
+	steps = steps > 3 ? steps - 3 : 0;
+	n = steps ? max_t(u64, DIV_ROUND_UP(left, steps),
+			  EW_MD_CKPT_STEP_MIN) : left;
+	if (left)
+		ret = ew_md_ckpt_write(md, n);
+	if (!ret && md->ck_idx == md->sb.ckpt_blocks && (!left || !steps)) {
+		ret = ew_md_ckpt_end(md, false);
+		if (!ret)
+			md->map_changed = false;
+	}
+out:
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+bool ew_md_checkpoint_active(struct ew_md *md)
+{
+	bool active;
+
+	mutex_lock(&md->io_mutex);
+	active = md->ck_active;
+	mutex_unlock(&md->io_mutex);
+	return active;
 }
 
 int ew_md_checkpoint(struct ew_md *md, bool clean)
@@ -1296,7 +1464,7 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 	spin_lock_irq(md->lock);
 	idle = ew_meta_jbuf_empty(&md->open) &&
 	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq &&
-	       !md->map_changed;
+	       !md->map_changed && !md->ck_active;
 	spin_unlock_irq(md->lock);
 	if (idle) {
 		ret = 0;
@@ -1309,7 +1477,7 @@ int ew_md_checkpoint(struct ew_md *md, bool clean)
 				md->sb = nsb;
 		}
 	} else {
-		ret = __ew_md_checkpoint(md, clean, !clean);
+		ret = __ew_md_checkpoint(md, clean);
 		if (!ret)
 			md->map_changed = false;
 	}
@@ -1925,7 +2093,8 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	mutex_init(&md->io_mutex);
 	ret = -ENOMEM;
 	*error = E_MD_NOMEM;
-	md->iobuf = vmalloc(EW_MD_IOBLOCKS * EW_META_BLOCK_SIZE);
+	md->iobuf = vmalloc(max(EW_MD_IOBLOCKS, EW_MD_CKPT_IOBLOCKS) *
+			    EW_META_BLOCK_SIZE);
 	md->sbbuf = kmalloc(EW_META_BLOCK_SIZE, GFP_KERNEL);
 	md->altbuf = kmalloc(EW_META_JSLOT_SIZE, GFP_KERNEL);
 	ms = kcalloc(md->nmdev, sizeof(*ms), GFP_KERNEL);
@@ -2213,7 +2382,7 @@ int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 	md->sb.member_failed = failed & ~BIT_ULL(i);
 	md->sb.member_rebuilding = (rebuilding | BIT_ULL(i)) &
 		~md->sb.member_failed;
-	ret = __ew_md_checkpoint(md, false, false);
+	ret = __ew_md_checkpoint(md, false);
 	if (ret) {
 		/* not durable: the member stays failed, its device unused */
 		md->data[i] = old_bdev;

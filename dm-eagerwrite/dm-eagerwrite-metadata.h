@@ -78,6 +78,8 @@ struct ew_md_stats {
 	u64 durable_seq;		/* the last durable one */
 	u64 commits;
 	u64 checkpoints;
+	/* the periodic checkpoint in progress: map blocks written, of */
+	u64 ckpt_done, ckpt_total;	/* 0, 0: none */
 };
 
 /*
@@ -178,11 +180,19 @@ bool ew_md_failed(struct ew_md *md);
 int ew_md_commit(struct ew_md *md);
 bool ew_md_checkpoint_due(struct ew_md *md);
 /*
- * clean: at suspend and resume; !clean: the periodic checkpoint, which
- * returns -EAGAIN when it cannot carry every live journal copy (it is
- * due again once none is live).
+ * The whole checkpoint at once, at load and at suspend (clean: the
+ * superblock says CLEAN).  A periodic one in progress starts again in it.
  */
 int ew_md_checkpoint(struct ew_md *md, bool clean);
+/*
+ * The periodic checkpoint, a part of it per call, between commits (see
+ * "Checkpoints between commits" in dm-eagerwrite-metadata.c): due
+ * (ew_md_checkpoint_due()) until it ends, active once it began.
+ * Returns -EAGAIN when it cannot begin, as it cannot carry every live
+ * journal copy (it is due again once none is live).
+ */
+int ew_md_checkpoint_step(struct ew_md *md);
+bool ew_md_checkpoint_active(struct ew_md *md);
 int ew_md_set_clean(struct ew_md *md, bool clean);
 /*
  * The map changed without journal records (the demotions after an

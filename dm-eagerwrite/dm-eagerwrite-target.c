@@ -994,6 +994,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %u/%u", copy_used, copy_nr);
 			DMEMIT(" %s %llu", mstates, mc_repairs);
 			DMEMIT(" %llu", jwaits);
+			DMEMIT(" %llu/%llu", st.ckpt_done, st.ckpt_total);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",

@@ -118,11 +118,13 @@
  * journal with FUA (the order is in dm-eagerwrite-metadata.c).  An empty
  * PREFLUSH bio (num_flush_bios = 1) and a FUA write complete when the
  * commit covering every write completed before them (resp. their own
- * record) is durable.  postsuspend checkpoints and marks the superblock
- * clean; preresume marks it in use.  A metadata I/O error makes the array
- * read-only: writes, discards and flushes fail, reads go on.  Loading
- * formats an all-zero metadata device or recovers the map from it; see
- * Documentation/eagerwrite.rst and on-disk-format.rst.
+ * record) is durable.  When the journal is half full the commit worker
+ * also writes a checkpoint, a step after each commit (the bios that
+ * commit covers complete first).  postsuspend checkpoints and marks the
+ * superblock clean; preresume marks it in use.  A metadata I/O error
+ * makes the array read-only: writes, discards and flushes fail, reads
+ * go on.  Loading formats an all-zero metadata device or recovers the
+ * map from it; see Documentation/eagerwrite.rst and on-disk-format.rst.
  */
 
 #ifndef DM_EAGERWRITE_H

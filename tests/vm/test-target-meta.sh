@@ -69,7 +69,7 @@ check "ewctl check agrees: consistent, clean" \
 	sh -c "ewctl check $M ${A[*]} | grep -q 'shutdown: clean' && ewctl check --quiet $M ${A[*]}"
 check "create again: same table loads" dmsetup create $DEV --table "$TA"
 check "create again: the data survived" same_pat /tmp/pa
-check "create again: status fields" sh -c "[ \$(dmsetup status $DEV | wc -w) = 37 ]"
+check "create again: status fields" sh -c "[ \$(dmsetup status $DEV | wc -w) = 38 ]"
 check "remove again" dmsetup remove $DEV
 
 # --- refused tables

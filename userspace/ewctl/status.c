@@ -24,7 +24,7 @@ static const char *const status_fields[] = {
 	"checkpoints", "resync", "read_errors", "write_errors", "repairs",
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
 	"delay_pages", "delay_fallbacks", "copy_slots", "metadata_copies",
-	"metadata_repairs", "journal_waits",
+	"metadata_repairs", "journal_waits", "checkpoint_progress",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -236,6 +236,8 @@ static void print_text(const struct ewctl_status *a)
 	}
 	if (ewctl_status_frac(a, F_COPIES, &d, &t) && t)
 		printf("Journal copies : %llu/%llu slots in use\n", d, t);
+	if (ewctl_status_frac(a, F_CKPT, &d, &t) && t)
+		printf("    Checkpoint : %llu/%llu map blocks written\n", d, t);
 	if (ewctl_status_frac(a, F_RESYNC, &d, &t))
 		printf("        Resync : %llu/%llu blocks (%.1f%%)\n", d, t,
 		       t ? 100.0 * (double)d / (double)t : 100.0);
@@ -290,6 +292,10 @@ static void print_json(const struct ewctl_status *a)
 		}
 		if (i == F_DPAGES && ewctl_status_frac(a, i, &d, &t)) {
 			printf(", \"%s\": {\"used\": %llu, \"pool\": %llu}", key, d, t);
+			continue;
+		}
+		if (i == F_CKPT && ewctl_status_frac(a, i, &d, &t)) {
+			printf(", \"%s\": {\"done\": %llu, \"total\": %llu}", key, d, t);
 			continue;
 		}
 		if (i == F_COPIES && ewctl_status_frac(a, i, &d, &t)) {
