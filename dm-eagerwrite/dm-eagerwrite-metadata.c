@@ -132,13 +132,14 @@ struct ew_md {
 	bool map_changed;		/* not journalled: checkpoint it */
 	/*
 	 * The periodic checkpoint in progress (ew_md_checkpoint_step()):
-	 * its area, seq and journal start, and the map blocks written so
-	 * far.  Under io_mutex.
+	 * its area, seq and journal start (under io_mutex), and whether it
+	 * is active with the map blocks written so far (written with
+	 * io_mutex and *lock held, read under either: status reads them).
 	 */
-	bool ck_active;
 	u32 ck_area;
-	u64 ck_seq, ck_start, ck_idx;
-	u64 ck_shown;	/* under *lock, for status: ck_idx + 1, 0: none */
+	u64 ck_seq, ck_start;
+	bool ck_active;
+	u64 ck_idx;
 	void *iobuf;			/* EW_MD_CKPT_IOBLOCKS blocks, vmalloc */
 	void *sbbuf;			/* a superblock being written */
 	void *altbuf;			/* a journal slot of another copy */
@@ -673,15 +674,16 @@ void ew_md_stats(struct ew_md *md, struct ew_md_stats *st)
 	st->durable_seq = md->durable_seq;
 	st->commits = md->commits;
 	st->checkpoints = md->checkpoints;
-	st->ckpt_done = md->ck_shown ? md->ck_shown - 1 : 0;
-	st->ckpt_total = md->ck_shown ? md->sb.ckpt_blocks : 0;
+	st->ckpt_done = md->ck_active ? md->ck_idx : 0;
+	st->ckpt_total = md->ck_active ? md->sb.ckpt_blocks : 0;
 }
 
-/* io_mutex held: the periodic checkpoint's progress for status. */
-static void ew_md_ck_show(struct ew_md *md)
+/* io_mutex held: the checkpoint in progress, or none. */
+static void ew_md_ck_set(struct ew_md *md, bool active, u64 idx)
 {
 	spin_lock_irq(md->lock);
-	md->ck_shown = md->ck_active ? md->ck_idx + 1 : 0;
+	md->ck_active = active;
+	md->ck_idx = idx;
 	spin_unlock_irq(md->lock);
 }
 
@@ -1281,9 +1283,7 @@ static int ew_md_ckpt_begin(struct ew_md *md, bool periodic)
 	spin_unlock_irq(md->lock);
 	md->ck_area = ew_meta_ckpt_next_area(&md->sb);
 	md->ck_seq = ew_meta_ckpt_next_seq(&md->sb);
-	md->ck_idx = 0;
-	md->ck_active = true;
-	ew_md_ck_show(md);
+	ew_md_ck_set(md, true, 0);
 	return 0;
 }
 
@@ -1294,28 +1294,26 @@ static int ew_md_ckpt_begin(struct ew_md *md, bool periodic)
  */
 static int ew_md_ckpt_write(struct ew_md *md, u64 nblocks)
 {
-	u64 end = min(md->ck_idx + nblocks, md->sb.ckpt_blocks), i, n;
+	u64 end = min(md->ck_idx + nblocks, md->sb.ckpt_blocks), idx, i, n;
 	int ret;
 
-	for (; md->ck_idx < end; md->ck_idx += n) {
-		n = min_t(u64, EW_MD_CKPT_IOBLOCKS, end - md->ck_idx);
+	for (idx = md->ck_idx; idx < end; idx += n) {
+		n = min_t(u64, EW_MD_CKPT_IOBLOCKS, end - idx);
 		for (i = 0; i < n; i++) {
 			spin_lock_irq(md->lock);
 			ew_meta_ckpt_encode(&md->sb, md->map, md->ck_area,
-					    md->ck_seq, md->ck_idx + i,
+					    md->ck_seq, idx + i,
 					    md->iobuf + i * EW_META_BLOCK_SIZE);
 			spin_unlock_irq(md->lock);
 		}
 		ret = ew_md_mwrite(md, REQ_OP_WRITE, md->iobuf,
-				   md->sb.ckpt_start[md->ck_area] + md->ck_idx,
-				   n);
+				   md->sb.ckpt_start[md->ck_area] + idx, n);
 		if (ret) {
-			md->ck_active = false;
-			ew_md_ck_show(md);
+			ew_md_ck_set(md, false, 0);
 			ew_md_fail(md, "checkpoint write", ret);
 			return ret;
 		}
-		ew_md_ck_show(md);
+		ew_md_ck_set(md, true, idx + n);
 		cond_resched();
 	}
 	return 0;
@@ -1329,8 +1327,7 @@ static int ew_md_ckpt_end(struct ew_md *md, bool clean)
 
 	/* 3. what the journal holds up to now, and the checkpoint, durable */
 	ret = __ew_md_commit(md);
-	md->ck_active = false;
-	ew_md_ck_show(md);
+	ew_md_ck_set(md, false, 0);
 	if (ret)
 		return ret;
 	ret = ew_md_flush_meta(md);
@@ -1392,7 +1389,7 @@ static int __ew_md_checkpoint(struct ew_md *md, bool clean)
  * room for three commits more than the steps of map it plans (the end's
  * step, its own commit, and one of slack), and writes the rest of the
  * map and ends at once when the room is down to that.  A step is at
- * least one write of EW_MD_IOBLOCKS.  The WARN in
+ * least EW_MD_CKPT_STEP_MIN map blocks.  The WARN in
  * __ew_md_commit() stays the proof.  A crash before the superblock names
  * the new area recovers from the old one and the whole journal since, as
  * before.
@@ -1441,9 +1438,9 @@ bool ew_md_checkpoint_active(struct ew_md *md)
 {
 	bool active;
 
-	mutex_lock(&md->io_mutex);
+	spin_lock_irq(md->lock);
 	active = md->ck_active;
-	mutex_unlock(&md->io_mutex);
+	spin_unlock_irq(md->lock);
 	return active;
 }
 

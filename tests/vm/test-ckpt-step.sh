@@ -1,15 +1,16 @@
 #!/bin/bash
 # vm-run: --disks 2 --disk-size 4G --meta-size 32M --timeout 900 --icount
 #
-# The periodic checkpoint does not stop the commits (issue 15: "incremental
-# checkpoints on their own worker"; issue 18's all-rotating case).  A
+# The periodic checkpoint does not stop the commits (a part of issue 15's
+# checkpoint item; issue 18's all-rotating case).  A
 # checkpoint writes the whole map; the commit worker used to write all of
 # it before it committed again, so every fsync that came meanwhile waited
 # for the whole map: about 120 ms every 230 commits with the metadata on
 # an hddsim disk (make bench, ew1h: TPC-C write p99 120 ms, ewprobe max
 # 122 ms), seconds on a large array.  Now the checkpoint is written in
 # steps, a commit and its waiters' completion between two steps
-# (Documentation/eagerwrite.rst, "Checkpoints").
+# (Documentation/eagerwrite.rst, "Persistence: journal, commit,
+# checkpoint").
 #
 # The metadata device is put behind dm-delay (DELAY_MS on every write and
 # flush: a slow metadata disk), the array is 1.5 GiB (a checkpoint of 878
