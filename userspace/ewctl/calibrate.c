@@ -36,6 +36,9 @@
  * the anchor with the least delay.
  * The seek profile and overheads are not measured here (the core's
  * defaults stand).
+ * A whole array (--array): every live rotating member of a loaded table,
+ * each in a process of its own (the members are separate spindles), each
+ * result applied to its member's model.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,10 +52,22 @@
 #include <unistd.h>
 
 #include "ewctl.h"
+#include "ewctl_dev.h"
+#include "ewctl_status.h"
 #include "ew_disk.h"
 
 #define CAL_WINDOW_DIV	64	/* cluster window: R / 64 */
 #define CAL_MAX_ROUNDS	100000
+
+struct cal_opts {
+	unsigned int count, rounds, burst_n;
+	double every;
+	unsigned long long sector, guess, path_ns;
+	bool json;
+};
+
+/* --array: the member index this process calibrates; -1 otherwise. */
+static int cal_member = -1;
 
 static void usage(FILE *f)
 {
@@ -61,6 +76,7 @@ static void usage(FILE *f)
 "                       [--every SECONDS [--rounds K] [--burst M]]\n"
 "                       [--path-ns D]\n"
 "                       [--json] [--apply DMNAME MEMBER] DEV\n"
+"       ewctl calibrate [the same options] --array DMNAME\n"
 "\n"
 "Learns DEV's rotation period and phase (CLOCK_MONOTONIC ns at which\n"
 "angle 0 is under the heads, as in the core's disk model: the last such\n"
@@ -89,11 +105,18 @@ static void usage(FILE *f)
 "                     then run dmsetup message DMNAME 0 disk_param MEMBER\n"
 "                     rotation_ns R, and ... phase_ns P (MEMBER: index in\n"
 "                     the table, or all); with --every, after every round\n"
+"  --array DMNAME     every member of the loaded eagerwrite array DMNAME\n"
+"                     that is present, not failed and rotational, all at\n"
+"                     once (one process each), each applied to its member\n"
+"                     as --apply does; lines start \"member I: \" (JSON: a\n"
+"                     \"member\" key); members skipped are named on stderr\n"
 "  -h, --help         this help\n"
 "\n"
 "The disk's geometry is taken to be the core's default model for DEV's\n"
 "size (the phase depends on where the sector lies on its track).\n"
-"Exit status: 0 calibrated, 1 I/O error or no period found, 2 usage.\n");
+"Exit status: 0 calibrated (--array: every member tried, or none to try),\n"
+"1 I/O error, no period found, not an eagerwrite array, or a member\n"
+"not calibrated, 2 usage.\n");
 }
 
 static u64 now_ns(void)
@@ -232,13 +255,27 @@ static int apply(const char *dm, const char *member, u64 r, u64 phase)
 	return 0;
 }
 
+/* The start of a result: the device, and the member with --array. */
+static void json_head(const char *dev)
+{
+	printf("{\"device\":");
+	ewctl_json_str(stdout, dev);
+	if (cal_member >= 0)
+		printf(",\"member\":%d", cal_member);
+}
+
+static void text_head(void)
+{
+	if (cal_member >= 0)
+		printf("member %d: ", cal_member);
+}
+
 static void print_round(bool json, const char *dev, unsigned int round,
 			u64 tnow, u64 gap, unsigned int reads, unsigned int inwin,
 			long long turns, double slip, u64 r, u64 phase)
 {
 	if (json) {
-		printf("{\"device\":");
-		ewctl_json_str(stdout, dev);
+		json_head(dev);
 		printf(",\"round\":%u,\"t_ns\":%llu,\"gap_ns\":%llu,\"reads\":%u,"
 		       "\"in_window\":%u,\"turns\":%lld,\"slip_ns\":%.0f,"
 		       "\"rotation_ns\":%llu,\"phase_ns\":%llu}\n",
@@ -246,6 +283,7 @@ static void print_round(bool json, const char *dev, unsigned int round,
 		       reads, inwin, turns, slip, (unsigned long long)r,
 		       (unsigned long long)phase);
 	} else {
+		text_head();
 		printf("round %u: %u/%u reads in the window, %lld turns since round 0 (slip %.0f ns), rotation_ns %llu phase_ns %llu\n",
 		       round, inwin, reads, turns, slip, (unsigned long long)r,
 		       (unsigned long long)phase);
@@ -253,26 +291,16 @@ static void print_round(bool json, const char *dev, unsigned int round,
 	fflush(stdout);
 }
 
-int ewctl_calibrate(int argc, char **argv)
+/* Calibrates dev; with apply_dm, hands each result to that member. */
+static int cal_device(const struct cal_opts *o, const char *dev,
+		      const char *apply_dm, const char *apply_member)
 {
-	static const struct option longopts[] = {
-		{ "count", required_argument, NULL, 'n' },
-		{ "sector", required_argument, NULL, 's' },
-		{ "rotation-ns", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "apply", required_argument, NULL, 'a' },
-		{ "every", required_argument, NULL, 'e' },
-		{ "rounds", required_argument, NULL, 'k' },
-		{ "burst", required_argument, NULL, 'm' },
-		{ "path-ns", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	unsigned int count = 400, i, n, in_win, best, iter;
-	unsigned int rounds = 10, burst_n = 64, round;
-	double every = 0;
-	unsigned long long sector = 0, guess = 0, path_ns = 0;
-	const char *dev, *apply_dm = NULL, *apply_member = NULL;
+	unsigned int count = o->count, rounds = o->rounds, burst_n = o->burst_n;
+	unsigned int i, n, in_win, best, iter, round;
+	double every = o->every;
+	unsigned long long sector = o->sector, guess = o->guess,
+			   path_ns = o->path_ns;
+	bool json = o->json;
 	u64 *t = NULL, *res = NULL, *iv = NULL, r0, r = 0, lead = 0, w, bytes,
 	    end_angle, phase;
 	double *anch = NULL;
@@ -280,86 +308,9 @@ int ewctl_calibrate(int argc, char **argv)
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, resid = 0;
 	struct ew_disk_params p;
 	struct ew_disk *d;
-	bool json = false;
 	void *buf = NULL;
-	int opt, fd, ret = EWCTL_FAIL;
-	char *end;
+	int fd, ret = EWCTL_FAIL;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			count = strtoul(optarg, &end, 10);
-			if (*end || count < 16 || count > 1000000) {
-				fprintf(stderr, "%s calibrate: --count: 16..1000000\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 's':
-			sector = strtoull(optarg, &end, 10);
-			if (*end) {
-				fprintf(stderr, "%s calibrate: --sector: a number\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'r':
-			guess = strtoull(optarg, &end, 10);
-			if (*end || guess < 1000000 || guess > 1000000000) {
-				fprintf(stderr, "%s calibrate: --rotation-ns: 1 ms to 1 s\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'e':
-			every = strtod(optarg, &end);
-			if (*end || !(every >= 0.01 && every <= 86400)) {
-				fprintf(stderr, "%s calibrate: --every: 0.01..86400 seconds\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'k':
-			rounds = strtoul(optarg, &end, 10);
-			if (*end || rounds < 1 || rounds > CAL_MAX_ROUNDS) {
-				fprintf(stderr, "%s calibrate: --rounds: 1..%u\n", ewctl_prog, CAL_MAX_ROUNDS);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'm':
-			burst_n = strtoul(optarg, &end, 10);
-			if (*end || burst_n < 16 || burst_n > 100000) {
-				fprintf(stderr, "%s calibrate: --burst: 16..100000\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'p':
-			path_ns = strtoull(optarg, &end, 10);
-			if (*end || path_ns > 100000000) {
-				fprintf(stderr, "%s calibrate: --path-ns: 0..100000000\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'a':
-			apply_dm = optarg;
-			if (optind >= argc) {
-				fprintf(stderr, "%s calibrate: --apply DMNAME MEMBER\n", ewctl_prog);
-				return EWCTL_USAGE;
-			}
-			apply_member = argv[optind++];
-			break;
-		case 'h':
-			usage(stdout);
-			return EWCTL_OK;
-		default:
-			usage(stderr);
-			return EWCTL_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return EWCTL_USAGE;
-	}
-	dev = argv[optind];
 	if (ewctl_dev_bytes(dev, &bytes))
 		return EWCTL_FAIL;
 	if ((sector + 1) * 512 > bytes) {
@@ -485,8 +436,7 @@ int ewctl_calibrate(int argc, char **argv)
 	if (every > 0) {
 		print_round(json, dev, 0, t[n - 1], 0, n, best, 0, 0, r, phase);
 	} else if (json) {
-		printf("{\"device\":");
-		ewctl_json_str(stdout, dev);
+		json_head(dev);
 		printf(",\"sector\":%llu,\"reads\":%u,\"in_window\":%u,"
 		       "\"rotation_ns\":%llu,\"phase_ns\":%llu,"
 		       "\"window_ns\":%llu,\"mean_delay_in_window_ns\":%.0f,"
@@ -495,11 +445,14 @@ int ewctl_calibrate(int argc, char **argv)
 		       (unsigned long long)phase, (unsigned long long)w, resid,
 		       (unsigned long long)iv[0]);
 	} else {
+		text_head();
 		printf("%s: %u reads of sector %llu, %u within %llu ns of the leading edge\n",
 		       dev, n, sector, best, (unsigned long long)w);
-		printf("rotation_ns %llu (%.1f RPM)\nphase_ns %llu\n",
-		       (unsigned long long)r, 60e9 / (double)r,
-		       (unsigned long long)phase);
+		text_head();
+		printf("rotation_ns %llu (%.1f RPM)\n", (unsigned long long)r,
+		       60e9 / (double)r);
+		text_head();
+		printf("phase_ns %llu\n", (unsigned long long)phase);
 	}
 	if (apply_dm && apply(apply_dm, apply_member, r, phase))
 		goto close_out;
@@ -602,4 +555,219 @@ close_out:
 	free(d);
 	free(buf);
 	return ret;
+}
+
+/*
+ * --array: every present, live, rotational member of the loaded array
+ * name, each calibrated by a child process of its own and applied to its
+ * member.  A member missing ("-"), failed or non-rotational is named on
+ * stderr and skipped; one whose calibration fails makes the exit status 1
+ * once every other is done.
+ */
+static int cal_array(const struct cal_opts *o, const char *name)
+{
+	struct ewctl_status *st;
+	char (*path)[256] = NULL;
+	pid_t *pid = NULL;
+	const char *states;
+	unsigned int i, nr, started = 0, failed = 0;
+	int ret = EWCTL_FAIL, rot, wst;
+
+	st = calloc(1, sizeof(*st));
+	path = calloc(EW_MAX_DISKS, sizeof(*path));
+	pid = calloc(EW_MAX_DISKS, sizeof(*pid));
+	if (!st || !path || !pid) {
+		fprintf(stderr, "%s calibrate: out of memory\n", ewctl_prog);
+		goto out;
+	}
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	if (ewctl_status_read(st, name))
+		goto out;		/* said why */
+	if (ewctl_status_read_table(st)) {
+		fprintf(stderr, "%s calibrate: %s: its table cannot be read (dmsetup table)\n",
+			ewctl_prog, name);
+		goto out;
+	}
+	states = ewctl_status_field(st, F_STATES);
+	nr = st->t.nr_disks;
+	fflush(stdout);		/* nothing buffered twice by the children */
+	for (i = 0; i < nr; i++) {
+		const char *dv = st->t.data_devs[i];
+		char member[16];
+
+		if (ew_table_dev_missing(&st->t, i)) {
+			fprintf(stderr, "%s calibrate: %s: member %u is missing (-): skipped\n",
+				ewctl_prog, name, i);
+			continue;
+		}
+		if (states && i < strlen(states) && states[i] == 'D') {
+			fprintf(stderr, "%s calibrate: %s: member %u (%s) has failed: skipped\n",
+				ewctl_prog, name, i, dv);
+			continue;
+		}
+		if (ewctl_dev_by_devno(dv, path[i], sizeof(path[i]))) {
+			failed++;
+			continue;
+		}
+		rot = ewctl_dev_rotational(dv);
+		if (rot == 0) {
+			fprintf(stderr, "%s calibrate: %s: member %u (%s) is not rotational: skipped\n",
+				ewctl_prog, name, i, path[i]);
+			continue;
+		}
+		snprintf(member, sizeof(member), "%u", i);
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			fprintf(stderr, "%s calibrate: fork: %s\n", ewctl_prog,
+				strerror(errno));
+			pid[i] = 0;
+			failed++;
+			continue;
+		}
+		if (pid[i] == 0) {
+			int rc;
+
+			cal_member = (int)i;
+			rc = cal_device(o, path[i], name, member);
+			fflush(stdout);
+			_exit(rc);
+		}
+		started++;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!pid[i])
+			continue;
+		if (waitpid(pid[i], &wst, 0) < 0 || !WIFEXITED(wst) ||
+		    WEXITSTATUS(wst) != EWCTL_OK) {
+			fprintf(stderr, "%s calibrate: %s: member %u (%s) not calibrated: its model is unchanged\n",
+				ewctl_prog, name, i, path[i]);
+			failed++;
+		}
+	}
+	if (!started && !failed)
+		fprintf(stderr, "%s calibrate: %s: no rotating member to calibrate\n",
+			ewctl_prog, name);
+	ret = failed ? EWCTL_FAIL : EWCTL_OK;
+out:
+	free(st);
+	free(path);
+	free(pid);
+	return ret;
+}
+
+int ewctl_calibrate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "sector", required_argument, NULL, 's' },
+		{ "rotation-ns", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "apply", required_argument, NULL, 'a' },
+		{ "array", required_argument, NULL, 'A' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "rounds", required_argument, NULL, 'k' },
+		{ "burst", required_argument, NULL, 'm' },
+		{ "path-ns", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned int count = 400, rounds = 10, burst_n = 64;
+	double every = 0;
+	unsigned long long sector = 0, guess = 0, path_ns = 0;
+	const char *apply_dm = NULL, *apply_member = NULL, *array = NULL;
+	struct cal_opts o;
+	bool json = false;
+	char *end;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			count = strtoul(optarg, &end, 10);
+			if (*end || count < 16 || count > 1000000) {
+				fprintf(stderr, "%s calibrate: --count: 16..1000000\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 's':
+			sector = strtoull(optarg, &end, 10);
+			if (*end) {
+				fprintf(stderr, "%s calibrate: --sector: a number\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'r':
+			guess = strtoull(optarg, &end, 10);
+			if (*end || guess < 1000000 || guess > 1000000000) {
+				fprintf(stderr, "%s calibrate: --rotation-ns: 1 ms to 1 s\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'e':
+			every = strtod(optarg, &end);
+			if (*end || !(every >= 0.01 && every <= 86400)) {
+				fprintf(stderr, "%s calibrate: --every: 0.01..86400 seconds\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'k':
+			rounds = strtoul(optarg, &end, 10);
+			if (*end || rounds < 1 || rounds > CAL_MAX_ROUNDS) {
+				fprintf(stderr, "%s calibrate: --rounds: 1..%u\n", ewctl_prog, CAL_MAX_ROUNDS);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'm':
+			burst_n = strtoul(optarg, &end, 10);
+			if (*end || burst_n < 16 || burst_n > 100000) {
+				fprintf(stderr, "%s calibrate: --burst: 16..100000\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'p':
+			path_ns = strtoull(optarg, &end, 10);
+			if (*end || path_ns > 100000000) {
+				fprintf(stderr, "%s calibrate: --path-ns: 0..100000000\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'A':
+			array = optarg;
+			break;
+		case 'a':
+			apply_dm = optarg;
+			if (optind >= argc) {
+				fprintf(stderr, "%s calibrate: --apply DMNAME MEMBER\n", ewctl_prog);
+				return EWCTL_USAGE;
+			}
+			apply_member = argv[optind++];
+			break;
+		case 'h':
+			usage(stdout);
+			return EWCTL_OK;
+		default:
+			usage(stderr);
+			return EWCTL_USAGE;
+		}
+	}
+	if (array && apply_dm) {
+		fprintf(stderr, "%s calibrate: --array applies every member's result itself: no --apply\n",
+			ewctl_prog);
+		return EWCTL_USAGE;
+	}
+	if (optind != argc - (array ? 0 : 1)) {
+		usage(stderr);
+		return EWCTL_USAGE;
+	}
+	o = (struct cal_opts){
+		.count = count, .rounds = rounds, .burst_n = burst_n,
+		.every = every, .sector = sector, .guess = guess,
+		.path_ns = path_ns, .json = json,
+	};
+	if (array)
+		return cal_array(&o, array);
+	return cal_device(&o, argv[optind], apply_dm, apply_member);
 }

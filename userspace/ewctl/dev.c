@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>		/* BLKGETSIZE64 */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>	/* major, minor */
 
 #include "ewctl_dev.h"
 
@@ -144,6 +145,77 @@ nomem:
 	fclose(f);
 	ewctl_dev_list_free(v, n);
 	return -ENOMEM;
+}
+
+/* "M:m" as two numbers; false if it is not that. */
+static bool parse_devno(const char *majmin, unsigned int *maj,
+			unsigned int *min)
+{
+	char tail;
+
+	return sscanf(majmin, "%u:%u%c", maj, min, &tail) == 2;
+}
+
+int ewctl_dev_by_devno(const char *majmin, char *path, size_t len)
+{
+	char sys[128], line[256], name[128] = "";
+	unsigned int maj, min;
+	struct stat st;
+	FILE *f;
+
+	if (!parse_devno(majmin, &maj, &min)) {
+		fprintf(stderr, "%s: '%s' is not a MAJOR:MINOR device number\n",
+			ewctl_prog, majmin);
+		return -1;
+	}
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent", maj, min);
+	f = fopen(sys, "r");
+	if (!f) {
+		fprintf(stderr, "%s: no block device %u:%u (%s: %s)\n",
+			ewctl_prog, maj, min, sys, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "DEVNAME=%127s", name) == 1)
+			break;
+	fclose(f);
+	if (!name[0] || (size_t)snprintf(path, len, "/dev/%s", name) >= len) {
+		fprintf(stderr, "%s: block device %u:%u: no name in %s\n",
+			ewctl_prog, maj, min, sys);
+		return -1;
+	}
+	if (stat(path, &st) || !S_ISBLK(st.st_mode) ||
+	    major(st.st_rdev) != maj || minor(st.st_rdev) != min) {
+		fprintf(stderr, "%s: block device %u:%u: %s is not its node\n",
+			ewctl_prog, maj, min, path);
+		return -1;
+	}
+	return 0;
+}
+
+int ewctl_dev_rotational(const char *majmin)
+{
+	static const char *const where[] = {
+		"/sys/dev/block/%u:%u/queue/rotational",
+		"/sys/dev/block/%u:%u/../queue/rotational",	/* a partition */
+	};
+	unsigned int maj, min, i;
+	char sys[128];
+	int v = -1;
+	FILE *f;
+
+	if (!parse_devno(majmin, &maj, &min))
+		return -1;
+	for (i = 0; i < 2 && v < 0; i++) {
+		snprintf(sys, sizeof(sys), where[i], maj, min);
+		f = fopen(sys, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &v) != 1 || (v != 0 && v != 1))
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 void ewctl_dev_list_free(char **paths, unsigned int nr)

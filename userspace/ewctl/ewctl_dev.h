@@ -31,6 +31,18 @@ int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len);
  * through their holder.  0 or -errno; free with ewctl_dev_list_free().
  */
 int ewctl_dev_list(char ***paths, unsigned int *nr);
+/*
+ * The device node of "MAJOR:MINOR" (as dmsetup table prints a device):
+ * /dev/ and the kernel's name for it (/sys/dev/block/M:m/uevent), checked
+ * to be that block device.  0, or -1 with a message on stderr.
+ */
+int ewctl_dev_by_devno(const char *majmin, char *path, size_t len);
+/*
+ * Whether "MAJOR:MINOR" is rotational, as its queue says
+ * (/sys/dev/block/M:m/queue/rotational, a partition's from its disk):
+ * 1, 0, or -1 when it cannot be read.
+ */
+int ewctl_dev_rotational(const char *majmin);
 void ewctl_dev_list_free(char **paths, unsigned int nr);
 
 /*

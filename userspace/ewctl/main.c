@@ -25,7 +25,7 @@ static const struct ewctl_cmd {
 	{ "dump", ewctl_dump,
 	  "print an array's superblock, journal length and map summary" },
 	{ "calibrate", ewctl_calibrate,
-	  "learn a member's rotation period and phase (MimdRAID)" },
+	  "learn members' rotation period and phase (MimdRAID)" },
 	{ "examine", ewctl_examine,
 	  "what a member label or metadata superblock says" },
 	{ "assemble", ewctl_assemble,
