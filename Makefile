@@ -6,7 +6,7 @@
 #                     building needs (scripts/install-deps build)
 #   make install      the module into /lib/modules/KVER/updates (depmod),
 #                     the tools into $(PREFIX)/sbin, the man pages, the
-#                     boot-time assembly unit (systemd/)
+#                     boot-time assembly and recalibration units (systemd/)
 #   make check        every suite: build, unit, tools, fuzz, kunit, vm
 #                     (non-zero on failure)
 #   make demo         emulated disks: the three layouts against md raid10
@@ -74,6 +74,8 @@ install: module userspace man
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' systemd/eagerwrite-assemble.service \
 		>$(DESTDIR)$(UNITDIR)/eagerwrite-assemble.service
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' systemd/eagerwrite-calibrate@.service \
+		>$(DESTDIR)$(UNITDIR)/eagerwrite-calibrate@.service
 	install -m 644 systemd/eagerwrite.conf.example $(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite/
 
 uninstall:
@@ -83,6 +85,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/ewctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/ewprobe.8 \
 		$(DESTDIR)$(PREFIX)/share/man/man1/ewsim.1 $(DESTDIR)$(PREFIX)/share/man/man7/dm-eagerwrite.7 \
 		$(DESTDIR)$(UNITDIR)/eagerwrite-assemble.service \
+		$(DESTDIR)$(UNITDIR)/eagerwrite-calibrate@.service \
 		$(DESTDIR)$(PREFIX)/share/doc/dm-eagerwrite/eagerwrite.conf.example
 
 # The module with sparse (C=2: check every file, built or not).

@@ -65,6 +65,27 @@ else
 		nok "systemd-analyze verify: the unit is valid" "$(head -n 3 "$tmp/sa.log")"
 	fi
 fi
+# The recalibration unit, a template: installed with the sbin path, and
+# valid as an instance (systemd-analyze verify names it; a warning, such
+# as a value systemd ignores, fails it too).
+cunit=$dest/etc/systemd/system/eagerwrite-calibrate@.service
+if [ -f "$cunit" ] &&
+		grep -q '^ExecStart=/usr/sbin/ewctl calibrate --array %I --every 120 ' "$cunit"; then
+	ok "the recalibration unit (ExecStart=/usr/sbin/ewctl calibrate --array %I ...)"
+else
+	nok "the recalibration unit is installed" "$(grep ExecStart "$cunit" 2>&1)"
+fi
+if command -v systemd-analyze >/dev/null; then
+	sed "s|/usr/sbin/ewctl|$dest/usr/sbin/ewctl|" "$cunit" \
+		>"$tmp/eagerwrite-calibrate@vol0.service"
+	if systemd-analyze verify --man=no "$tmp/eagerwrite-calibrate@vol0.service" \
+			>"$tmp/sa.log" 2>&1 && ! [ -s "$tmp/sa.log" ]; then
+		ok "systemd-analyze verify: eagerwrite-calibrate@vol0 is valid, no warning"
+	else
+		nok "systemd-analyze verify: eagerwrite-calibrate@vol0 is valid, no warning" \
+			"$(head -n 3 "$tmp/sa.log")"
+	fi
+fi
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1
 left=$(find "$dest" -type f | head -n 3)
 if [ -z "$left" ]; then
