@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm-run: --disks 2 --disk-size 4G --meta-size 32M --timeout 900 --icount
+# vmtest: beside
 #
 # The periodic checkpoint does not stop the commits (a part of issue 15's
 # checkpoint item; issue 18's all-rotating case).  A
