@@ -11,8 +11,11 @@
 #
 # Members: three hddsim disks (tests/hddsim, exact time) with phases
 # 0.5, 0.65 and 0.8 of a turn (the default model says 0), member 1
-# behind a dm-linear that can be made unreadable, and one brd disk
-# (non-rotational: skipped).  Checks:
+# behind a dm-linear that can be made unreadable, member 2 on a loop
+# device of 4 KiB logical sectors (a 4Kn disk: a 512-byte O_DIRECT read
+# is refused there, so calibrate reads the 4 KiB block and takes its
+# last sector's angle), and one brd disk (non-rotational: skipped).
+# Checks:
 #  - before: the predictor's error (status field 15) under a same-block
 #    O_DSYNC load (ewprobe), far off;
 #  - ewctl calibrate --array --json: exit 0, one result per rotating
@@ -54,12 +57,28 @@ if ! insmod /ew/modules/hddsim.ko; then
 	notok "hddsim.ko loaded (make -C tests/hddsim)"
 	finish
 fi
+# member 2's backing: 4 KiB logical sectors, which hddsim inherits
+truncate -s ${MIB}M /tmp/ca-4kn.img
+lo4k=$(/usr/sbin/losetup -f --show --sector-size 4096 /tmp/ca-4kn.img)
+check "a loop device of 4 KiB logical sectors (${lo4k:-none})" \
+	[ "$(blockdev --getss "${lo4k:-/dev/null}" 2>/dev/null)" = 4096 ]
 PH=()
 for i in 0 1 2; do
 	PH[i]=$((ROT * (10 + 3 * i) / 20))	# 0.5, 0.65, 0.8 of a turn
-	check "hddsim disk $i, phase ${PH[i]} ns" dmsetup create "hdd$i" --table \
-		"0 $((MIB * 2048)) hddsim /dev/ram$i 4 rotation_ns $ROT phase_ns ${PH[i]}"
+	back=/dev/ram$i
+	[ "$i" = 2 ] && back=$lo4k
+	check "hddsim disk $i on $back, phase ${PH[i]} ns" dmsetup create "hdd$i" --table \
+		"0 $((MIB * 2048)) hddsim $back 4 rotation_ns $ROT phase_ns ${PH[i]}"
 done
+check "hddsim disk 2 has 4 KiB logical sectors" \
+	[ "$(blockdev --getss /dev/mapper/hdd2)" = 4096 ]
+# what calibrate read before (one 512-byte O_DIRECT read) fails there
+if dd if=/dev/mapper/hdd2 of=/dev/null bs=512 count=1 iflag=direct \
+		status=none 2>/dev/null; then
+	notok "a 512-byte O_DIRECT read of hddsim disk 2 is refused"
+else
+	ok "a 512-byte O_DIRECT read of hddsim disk 2 is refused"
+fi
 check "member 1 behind a dm-linear" dmsetup create ewcam1 --table \
 	"0 $((MIB * 2048)) linear /dev/mapper/hdd1 0"
 check "brd member is non-rotational" \
@@ -101,6 +120,8 @@ for i in 0 1 2; do
 	rev=$(printf '%s\n' "$line" | jq -r --argjson pt "${PH[i]}" --argjson rt $ROT '
 		((.phase_ns - $pt) / $rt) as $d | $d - ($d + 0.5 | floor)' 2>/dev/null)
 	note "member $i: $line; phase error ${rev:-?} of a turn"
+	[ "$i" = 2 ] && check "member 2 read 4 KiB blocks" \
+		[ "$(printf '%s\n' "$line" | jq -r .read_bytes)" = 4096 ]
 	check "member $i: phase within $lim of a turn" \
 		awk -v x="${rev:-x}" -v l="$lim" \
 		'BEGIN { exit !(x ~ /^-?[0-9.e-]+$/ && x <= l && x >= -l) }'
@@ -161,5 +182,6 @@ dmsetup suspend ewcam1 && dmsetup load ewcam1 --table \
 
 check "array removed" dmsetup remove $DEV
 for d in ewcam1 hdd0 hdd1 hdd2; do dmsetup remove $d; done
+/usr/sbin/losetup -d "$lo4k"
 check "no kernel warning" klog_clean
 finish

@@ -80,12 +80,14 @@ static void usage(FILE *f)
 "\n"
 "Learns DEV's rotation period and phase (CLOCK_MONOTONIC ns at which\n"
 "angle 0 is under the heads, as in the core's disk model: the last such\n"
-"instant of the run) by timing N O_DIRECT reads of one 512-byte sector,\n"
-"each issued as the previous one completes (MimdRAID's method), and\n"
-"prints rotation_ns and phase_ns.\n"
+"instant of the run) by timing N O_DIRECT reads of one reference sector\n"
+"(the logical block starting there: 4 KiB on a 4Kn disk), each issued\n"
+"as the previous one completes (MimdRAID's method), and prints\n"
+"rotation_ns and phase_ns.\n"
 "\n"
 "  --count N          reads to time (default 400)\n"
-"  --sector S         the reference sector (default 0)\n"
+"  --sector S         the reference sector, in 512-byte units, at a\n"
+"                     logical block's start (default 0)\n"
 "  --rotation-ns R    the nominal period, searched +-1%% (default: the\n"
 "                     core's default model, 5,973,121 ns: 10,045 RPM)\n"
 "  --every SECONDS    then recalibrate periodically: K more rounds, each\n"
@@ -217,16 +219,19 @@ static int end_angle_of(struct ew_disk *d, u64 bytes, unsigned long long s,
 	return 0;
 }
 
-/* One read to bring the arm, then m timed reads of the sector. */
-static int burst(int fd, void *buf, unsigned long long sector, u64 *t,
-		 unsigned int m)
+/*
+ * One read to bring the arm, then m timed reads of the sector: len bytes
+ * from it, the device's logical block (O_DIRECT reads no less).
+ */
+static int burst(int fd, void *buf, unsigned int len,
+		 unsigned long long sector, u64 *t, unsigned int m)
 {
 	unsigned int i;
 
-	if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
+	if (pread(fd, buf, len, (off_t)sector * 512) != (ssize_t)len)
 		return -1;
 	for (i = 0; i < m; i++) {
-		if (pread(fd, buf, 512, (off_t)sector * 512) != 512)
+		if (pread(fd, buf, len, (off_t)sector * 512) != (ssize_t)len)
 			return -1;
 		t[i] = now_ns();
 	}
@@ -309,6 +314,7 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 	struct ew_disk_params p;
 	struct ew_disk *d;
 	void *buf = NULL;
+	unsigned int lbs;
 	int fd, ret = EWCTL_FAIL;
 
 	if (ewctl_dev_bytes(dev, &bytes))
@@ -323,6 +329,18 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 		fprintf(stderr, "%s calibrate: %s: %s\n", ewctl_prog, dev, strerror(errno));
 		return EWCTL_FAIL;
 	}
+	/*
+	 * A read of the logical block at the sector (4 KiB on a 4Kn disk)
+	 * ends when its last 512-byte sector passes under the head.
+	 */
+	lbs = ewctl_dev_lbs(fd);
+	if (lbs > 65536 || sector % (lbs / 512) ||
+	    (sector + lbs / 512) * 512 > bytes) {
+		fprintf(stderr, "%s calibrate: %s: sector %llu does not start a logical block of %u bytes inside the device\n",
+			ewctl_prog, dev, sector, lbs);
+		close(fd);
+		return EWCTL_FAIL;
+	}
 	n = count > burst_n ? count : burst_n;
 	t = calloc(n, sizeof(*t));
 	res = calloc(2 * (size_t)n, sizeof(*res));
@@ -331,12 +349,12 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 	iv = calloc(count, sizeof(*iv));
 	d = calloc(1, sizeof(*d));
 	if (!t || !res || !iv || !d || !anch || !turns_of ||
-	    posix_memalign(&buf, 4096, 4096)) {
+	    posix_memalign(&buf, 4096, lbs > 4096 ? lbs : 4096)) {
 		fprintf(stderr, "%s calibrate: out of memory\n", ewctl_prog);
 		buf = NULL;
 		goto close_out;
 	}
-	if (burst(fd, buf, sector, t, count))
+	if (burst(fd, buf, lbs, sector, t, count))
 		goto io_error;
 	n = count;
 
@@ -420,8 +438,11 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 	}
 	resid = best ? resid / best : 0;
 
-	/* The sector's end angle in the model for this size and period. */
-	if (end_angle_of(d, bytes, sector, r, &end_angle)) {
+	/*
+	 * The end angle of the block's last sector in the model for this
+	 * size and period.
+	 */
+	if (end_angle_of(d, bytes, sector + lbs / 512 - 1, r, &end_angle)) {
 		fprintf(stderr, "%s calibrate: no disk model for %s\n", ewctl_prog, dev);
 		goto close_out;
 	}
@@ -437,17 +458,17 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 		print_round(json, dev, 0, t[n - 1], 0, n, best, 0, 0, r, phase);
 	} else if (json) {
 		json_head(dev);
-		printf(",\"sector\":%llu,\"reads\":%u,\"in_window\":%u,"
+		printf(",\"sector\":%llu,\"read_bytes\":%u,\"reads\":%u,\"in_window\":%u,"
 		       "\"rotation_ns\":%llu,\"phase_ns\":%llu,"
 		       "\"window_ns\":%llu,\"mean_delay_in_window_ns\":%.0f,"
 		       "\"min_interval_ns\":%llu}\n",
-		       sector, n, best, (unsigned long long)r,
+		       sector, lbs, n, best, (unsigned long long)r,
 		       (unsigned long long)phase, (unsigned long long)w, resid,
 		       (unsigned long long)iv[0]);
 	} else {
 		text_head();
-		printf("%s: %u reads of sector %llu, %u within %llu ns of the leading edge\n",
-		       dev, n, sector, best, (unsigned long long)w);
+		printf("%s: %u reads of sector %llu (%u bytes), %u within %llu ns of the leading edge\n",
+		       dev, n, sector, lbs, best, (unsigned long long)w);
 		text_head();
 		printf("rotation_ns %llu (%.1f RPM)\n", (unsigned long long)r,
 		       60e9 / (double)r);
@@ -478,7 +499,7 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 
 			gap = 4 * gap < every_ns ? 4 * gap : every_ns;
 			sleep_until(t_last + gap);
-			if (burst(fd, buf, sector, t, burst_n))
+			if (burst(fd, buf, lbs, sector, t, burst_n))
 				goto io_error;
 			t_last = t[burst_n - 1];
 			c = densest(t, burst_n, r, r / CAL_WINDOW_DIV, res, &lead);
@@ -527,7 +548,7 @@ static int cal_device(const struct cal_opts *o, const char *dev,
 				}
 			}
 			r = rn;
-			if (end_angle_of(d, bytes, sector, r, &end_angle)) {
+			if (end_angle_of(d, bytes, sector + lbs / 512 - 1, r, &end_angle)) {
 				fprintf(stderr, "%s calibrate: no disk model for %s\n", ewctl_prog, dev);
 				goto close_out;
 			}

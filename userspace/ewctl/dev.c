@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>		/* BLKGETSIZE64 */
+#include <sys/mount.h>		/* BLKGETSIZE64, BLKSSZGET */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>	/* major, minor */
 
@@ -53,6 +53,16 @@ int ewctl_dev_bytes(const char *path, uint64_t *bytes)
 	return ret;
 }
 
+unsigned int ewctl_dev_lbs(int fd)
+{
+	struct stat st;
+	int lbs;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) ||
+	    ioctl(fd, BLKSSZGET, &lbs) || lbs < 512)
+		return 512;
+	return (unsigned int)lbs;
+}
 
 int ewctl_dev_read(const char *path, uint64_t off, void *buf, size_t len)
 {

@@ -18,6 +18,12 @@ extern const char *ewctl_prog;
 int ewctl_dev_bytes(const char *path, uint64_t *bytes);
 
 /*
+ * The logical block size of the block device open as fd (BLKSSZGET), 512
+ * for anything else: the smallest O_DIRECT read it takes.
+ */
+unsigned int ewctl_dev_lbs(int fd);
+
+/*
  * Reads len bytes at off of a block device (O_DIRECT, so a member in use
  * by a live table reads as it is on disk) or file; past the end reads as
  * zeros.  0 or -errno, no message.
