@@ -29,7 +29,11 @@
 #  - refused: not an eagerwrite device, no such device (exit 1), --array
 #    with --apply or with a device (exit 2);
 #  - member 1 unreadable (dm-flakey under its linear): exit 1, member 1
-#    named as not calibrated, members 0 and 2 calibrated all the same.
+#    named as not calibrated, members 0 and 2 calibrated all the same;
+#  - --every 1 on the array created again with member 1 missing: a spare
+#    replaces member 1 while it runs; the parent, reading the table each
+#    second, names the spare and calibrates it (its phase within the same
+#    bound), and members 0 and 2 run all their rounds.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
 export DM_DISABLE_UDEV=1
@@ -180,8 +184,40 @@ note "stderr: $(tr '\n' ' ' </tmp/ca.err)"
 dmsetup suspend ewcam1 && dmsetup load ewcam1 --table \
 	"0 $((MIB * 2048)) linear /dev/mapper/hdd1 0" && dmsetup resume ewcam1
 
+# a running --every calibration follows a replacement: member 1 missing,
+# then a spare (hddsim on ram2, 0.95 of a turn) takes its place
 check "array removed" dmsetup remove $DEV
-for d in ewcam1 hdd0 hdd1 hdd2; do dmsetup remove $d; done
+check "created again with member 1 missing" \
+	dmsetup create $DEV --table "${table/\/dev\/mapper\/ewcam1 /- }"
+PH3=$((ROT * 19 / 20))
+check "a spare: hddsim on ram2, phase $PH3 ns" dmsetup create hdd3 --table \
+	"0 $((MIB * 2048)) hddsim /dev/ram2 4 rotation_ns $ROT phase_ns $PH3"
+ewctl calibrate --array $DEV --json --count 100 --every 1 --rounds 8 \
+	>/tmp/cb.jsonl 2>/tmp/cb.err &
+bg=$!
+sleep 2
+check "the spare replaces member 1 while it runs" sh -c \
+	"dmsetup reload $DEV --table '${table/\/dev\/mapper\/ewcam1 /\/dev\/mapper\/hdd3 }' && dmsetup resume $DEV"
+wait $bg
+rc=$?
+note "stderr: $(tr '\n' ' ' </tmp/cb.err)"
+check "--every: exit 0 (exit $rc)" [ $rc -eq 0 ]
+spare=/dev/dm-$(dmsetup info -c --noheadings -o minor hdd3 | tr -d ' ')
+check "member 1 named as missing, then as $spare" sh -c \
+	"grep -q 'member 1 is missing (-): skipped' /tmp/cb.err &&
+	 grep -q 'member 1 is now $spare: calibrating it' /tmp/cb.err"
+line=$(grep "\"device\":\"$spare\",\"member\":1," /tmp/cb.jsonl | tail -n 1)
+rev=$(printf '%s\n' "$line" | jq -r --argjson pt "$PH3" --argjson rt $ROT '
+	((.phase_ns - $pt) / $rt) as $d | $d - ($d + 0.5 | floor)' 2>/dev/null)
+note "member 1 on the spare, last round: $line; phase error ${rev:-?} of a turn"
+check "member 1 calibrated on the spare: $(grep -c "\"member\":1," /tmp/cb.jsonl) rounds, phase within $lim of a turn" \
+	awk -v x="${rev:-x}" -v l="$lim" \
+	'BEGIN { exit !(x ~ /^-?[0-9.e-]+$/ && x <= l && x >= -l) }'
+check "members 0 and 2 ran all their rounds (9 lines each)" \
+	[ "$(grep -c '"member":0,' /tmp/cb.jsonl) $(grep -c '"member":2,' /tmp/cb.jsonl)" = "9 9" ]
+
+check "array removed" dmsetup remove $DEV
+for d in ewcam1 hdd0 hdd1 hdd2 hdd3; do dmsetup remove $d; done
 /usr/sbin/losetup -d "$lo4k"
 check "no kernel warning" klog_clean
 finish

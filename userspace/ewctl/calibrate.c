@@ -46,7 +46,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,7 +113,9 @@ static void usage(FILE *f)
 "                     that is present, not failed and rotational, all at\n"
 "                     once (one process each), each applied to its member\n"
 "                     as --apply does; lines start \"member I: \" (JSON: a\n"
-"                     \"member\" key); members skipped are named on stderr\n"
+"                     \"member\" key); members skipped are named on stderr;\n"
+"                     with --every, the table is read again every 10 s\n"
+"                     and a replaced member's new device is calibrated\n"
 "  -h, --help         this help\n"
 "\n"
 "The disk's geometry is taken to be the core's default model for DEV's\n"
@@ -583,87 +587,181 @@ close_out:
  * name, each calibrated by a child process of its own and applied to its
  * member.  A member missing ("-"), failed or non-rotational is named on
  * stderr and skipped; one whose calibration fails makes the exit status 1
- * once every other is done.
+ * once every other is done.  With --every the children run for their
+ * rounds while the parent reads the table again every CAL_POLL_S seconds
+ * (at most --every): a member whose device changed (replaced), or that
+ * failed, has its child stopped, and a new device is calibrated by a new
+ * child, so a long-running recalibration follows member replacements.
  */
+#define CAL_POLL_S	10.0
+
+struct cal_slot {
+	pid_t pid;		/* its calibrating child, or 0 */
+	char key[40];		/* what was decided for: "-", "D" or M:m */
+	char path[256];		/* the device the child reads */
+};
+
+/* Stops slot s's child, if any; true if there was one. */
+static bool cal_stop(struct cal_slot *s)
+{
+	int wst;
+
+	if (!s->pid)
+		return false;
+	kill(s->pid, SIGTERM);
+	waitpid(s->pid, &wst, 0);
+	s->pid = 0;
+	return true;
+}
+
+/*
+ * Member i as the table and status st say now: starts its child when
+ * what it is changed (and stops the old one).  Returns 1 if a child was
+ * started, -1 if the member could not be started, 0 otherwise.
+ */
+static int cal_member_update(const struct cal_opts *o, const char *name,
+			     const struct ewctl_status *st, u32 i,
+			     struct cal_slot *s, bool first)
+{
+	const char *states = ewctl_status_field(st, F_STATES);
+	const char *dv = st->t.data_devs[i], *key = dv;
+	char member[16];
+	pid_t parent;
+
+	if (ew_table_dev_missing(&st->t, i))
+		key = "-";
+	else if (states && i < strlen(states) && states[i] == 'D')
+		key = "D";
+	if (!strcmp(key, s->key))
+		return 0;		/* decided already */
+	if (cal_stop(s))
+		fprintf(stderr, "%s calibrate: %s: member %u is no longer %s: its calibration stopped\n",
+			ewctl_prog, name, i, s->path);
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	s->path[0] = '\0';
+	if (!strcmp(key, "-")) {
+		fprintf(stderr, "%s calibrate: %s: member %u is missing (-): skipped\n",
+			ewctl_prog, name, i);
+		return 0;
+	}
+	if (!strcmp(key, "D")) {
+		fprintf(stderr, "%s calibrate: %s: member %u (%s) has failed: skipped\n",
+			ewctl_prog, name, i, dv);
+		return 0;
+	}
+	if (ewctl_dev_by_devno(dv, s->path, sizeof(s->path)))
+		return -1;
+	if (ewctl_dev_rotational(dv) == 0) {
+		fprintf(stderr, "%s calibrate: %s: member %u (%s) is not rotational: skipped\n",
+			ewctl_prog, name, i, s->path);
+		return 0;
+	}
+	if (!first)
+		fprintf(stderr, "%s calibrate: %s: member %u is now %s: calibrating it\n",
+			ewctl_prog, name, i, s->path);
+	snprintf(member, sizeof(member), "%u", i);
+	parent = getpid();
+	fflush(stdout);		/* nothing buffered twice by the children */
+	fflush(stderr);
+	s->pid = fork();
+	if (s->pid < 0) {
+		fprintf(stderr, "%s calibrate: fork: %s\n", ewctl_prog,
+			strerror(errno));
+		s->pid = 0;
+		return -1;
+	}
+	if (s->pid == 0) {
+		int rc;
+
+		/* not left reading and applying if the parent is killed */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(EWCTL_FAIL);
+		cal_member = (int)i;
+		rc = cal_device(o, s->path, name, member);
+		fflush(stdout);
+		_exit(rc);
+	}
+	return 1;
+}
+
+/* Reaps slot s's child if it ended (or waits for it); true if it failed. */
+static bool cal_reap(const char *name, u32 i, struct cal_slot *s, bool wait)
+{
+	int wst;
+	pid_t r;
+
+	if (!s->pid)
+		return false;
+	r = waitpid(s->pid, &wst, wait ? 0 : WNOHANG);
+	if (r == 0)
+		return false;		/* still running */
+	s->pid = 0;
+	if (r > 0 && WIFEXITED(wst) && WEXITSTATUS(wst) == EWCTL_OK)
+		return false;
+	fprintf(stderr, "%s calibrate: %s: member %u (%s) not calibrated: its model is unchanged\n",
+		ewctl_prog, name, i, s->path);
+	return true;
+}
+
+static void sleep_s(double sec)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)sec,
+		.tv_nsec = (long)((sec - (double)(time_t)sec) * 1e9),
+	};
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
 static int cal_array(const struct cal_opts *o, const char *name)
 {
+	double poll = o->every < CAL_POLL_S ? o->every : CAL_POLL_S;
+	struct cal_slot *slot;
 	struct ewctl_status *st;
-	char (*path)[256] = NULL;
-	pid_t *pid = NULL;
-	const char *states;
-	unsigned int i, nr, started = 0, failed = 0;
-	int ret = EWCTL_FAIL, rot, wst;
+	unsigned int i, nr = 0, started = 0, failed = 0, running;
+	bool first = true;
+	int ret = EWCTL_FAIL, r;
 
 	st = calloc(1, sizeof(*st));
-	path = calloc(EW_MAX_DISKS, sizeof(*path));
-	pid = calloc(EW_MAX_DISKS, sizeof(*pid));
-	if (!st || !path || !pid) {
+	slot = calloc(EW_MAX_DISKS, sizeof(*slot));
+	if (!st || !slot) {
 		fprintf(stderr, "%s calibrate: out of memory\n", ewctl_prog);
 		goto out;
 	}
-	snprintf(st->name, sizeof(st->name), "%s", name);
-	if (ewctl_status_read(st, name))
-		goto out;		/* said why */
-	if (ewctl_status_read_table(st)) {
-		fprintf(stderr, "%s calibrate: %s: its table cannot be read (dmsetup table)\n",
-			ewctl_prog, name);
-		goto out;
-	}
-	states = ewctl_status_field(st, F_STATES);
-	nr = st->t.nr_disks;
-	fflush(stdout);		/* nothing buffered twice by the children */
-	for (i = 0; i < nr; i++) {
-		const char *dv = st->t.data_devs[i];
-		char member[16];
-
-		if (ew_table_dev_missing(&st->t, i)) {
-			fprintf(stderr, "%s calibrate: %s: member %u is missing (-): skipped\n",
-				ewctl_prog, name, i);
-			continue;
-		}
-		if (states && i < strlen(states) && states[i] == 'D') {
-			fprintf(stderr, "%s calibrate: %s: member %u (%s) has failed: skipped\n",
-				ewctl_prog, name, i, dv);
-			continue;
-		}
-		if (ewctl_dev_by_devno(dv, path[i], sizeof(path[i]))) {
+	for (;;) {
+		memset(st, 0, sizeof(*st));
+		snprintf(st->name, sizeof(st->name), "%s", name);
+		if (ewctl_status_read(st, name) || ewctl_status_read_table(st)) {
+			fprintf(stderr, "%s calibrate: %s: its status or table cannot be read%s\n",
+				ewctl_prog, name, first ? "" : ": calibration stops");
+			if (first)
+				goto out;
+			for (i = 0; i < nr; i++)
+				cal_stop(&slot[i]);
 			failed++;
-			continue;
+			break;
 		}
-		rot = ewctl_dev_rotational(dv);
-		if (rot == 0) {
-			fprintf(stderr, "%s calibrate: %s: member %u (%s) is not rotational: skipped\n",
-				ewctl_prog, name, i, path[i]);
-			continue;
+		nr = st->t.nr_disks;
+		running = 0;
+		for (i = 0; i < nr; i++) {
+			r = cal_member_update(o, name, st, i, &slot[i], first);
+			started += r > 0;
+			failed += r < 0;
+			running += slot[i].pid != 0;
 		}
-		snprintf(member, sizeof(member), "%u", i);
-		pid[i] = fork();
-		if (pid[i] < 0) {
-			fprintf(stderr, "%s calibrate: fork: %s\n", ewctl_prog,
-				strerror(errno));
-			pid[i] = 0;
-			failed++;
-			continue;
+		first = false;
+		if (!running)
+			break;
+		if (o->every <= 0) {
+			/* one calibration each: wait for them all */
+			for (i = 0; i < nr; i++)
+				failed += cal_reap(name, i, &slot[i], true);
+			break;
 		}
-		if (pid[i] == 0) {
-			int rc;
-
-			cal_member = (int)i;
-			rc = cal_device(o, path[i], name, member);
-			fflush(stdout);
-			_exit(rc);
-		}
-		started++;
-	}
-	for (i = 0; i < nr; i++) {
-		if (!pid[i])
-			continue;
-		if (waitpid(pid[i], &wst, 0) < 0 || !WIFEXITED(wst) ||
-		    WEXITSTATUS(wst) != EWCTL_OK) {
-			fprintf(stderr, "%s calibrate: %s: member %u (%s) not calibrated: its model is unchanged\n",
-				ewctl_prog, name, i, path[i]);
-			failed++;
-		}
+		sleep_s(poll);
+		for (i = 0; i < nr; i++)
+			failed += cal_reap(name, i, &slot[i], false);
 	}
 	if (!started && !failed)
 		fprintf(stderr, "%s calibrate: %s: no rotating member to calibrate\n",
@@ -671,8 +769,7 @@ static int cal_array(const struct cal_opts *o, const char *name)
 	ret = failed ? EWCTL_FAIL : EWCTL_OK;
 out:
 	free(st);
-	free(path);
-	free(pid);
+	free(slot);
 	return ret;
 }
 
