@@ -46,6 +46,21 @@ else nok "bad size unit: exit 2" "rc=$rc"; fi
 if run 2 "$ewctl" table --len 1000 --metadata m a b; then ok "len not whole sectors: exit 2"
 else nok "len not whole sectors: exit 2" "rc=$rc"; fi
 
+# --- calibrate --array: usage, and what needs no device-mapper device
+if run 0 "$ewctl" calibrate --help && grep -q -- '--array DMNAME' <<<"$out"; then
+	ok "calibrate --help names --array"
+else nok "calibrate --help names --array" "rc=$rc"; fi
+if run 2 "$ewctl" calibrate --array ewctl-t --apply ewctl-t 0 &&
+		grep -q 'no --apply' <<<"$err"; then ok "calibrate --array with --apply: exit 2"
+else nok "calibrate --array with --apply: exit 2" "rc=$rc" "$err"; fi
+if run 2 "$ewctl" calibrate --array ewctl-t "$tmp/d0"; then
+	ok "calibrate --array with a device: exit 2"
+else nok "calibrate --array with a device: exit 2" "rc=$rc"; fi
+if run 1 "$ewctl" calibrate --array ewctl-test-none &&
+		grep -q 'ewctl-test-none: its status or table cannot be read' <<<"$err" && [ -z "$out" ]; then
+	ok "calibrate --array of no such array: exit 1, said"
+else nok "calibrate --array of no such array: exit 1, said" "rc=$rc" "$err"; fi
+
 # --- geometry: the paper's 2x9x2 on 36 disks of 1 GiB of data (each
 # member 1 GiB + the 1 MiB label area), 1 GiB volume
 if run 0 "$ewctl" geometry --layout ew --disks 36 --mirrors 2 --dilution 2 \
