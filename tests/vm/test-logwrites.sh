@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm-run: --disks 2 --disk-size 160M --meta-size 8M --timeout 1500
+# vmtest: beside
 #
 # Flush ordering with dm-log-writes (issue 5), in the spirit of fstests
 # generic/455: every write the array's members and metadata device see
