@@ -703,20 +703,9 @@ static bool cal_reap(const char *name, u32 i, struct cal_slot *s, bool wait)
 	return true;
 }
 
-static void sleep_s(double sec)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)sec,
-		.tv_nsec = (long)((sec - (double)(time_t)sec) * 1e9),
-	};
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 static int cal_array(const struct cal_opts *o, const char *name)
 {
-	double poll = o->every < CAL_POLL_S ? o->every : CAL_POLL_S;
+	u64 poll_ns = (u64)((o->every < CAL_POLL_S ? o->every : CAL_POLL_S) * 1e9);
 	struct cal_slot *slot;
 	struct ewctl_status *st;
 	unsigned int i, nr = 0, started = 0, failed = 0, running;
@@ -759,7 +748,7 @@ static int cal_array(const struct cal_opts *o, const char *name)
 				failed += cal_reap(name, i, &slot[i], true);
 			break;
 		}
-		sleep_s(poll);
+		sleep_until(now_ns() + poll_ns);
 		for (i = 0; i < nr; i++)
 			failed += cal_reap(name, i, &slot[i], false);
 	}
