@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 11 --disk-size 64M --meta-size 16M --timeout 600
+# vm-run: --icount --disks 11 --disk-size 64M --meta-size 16M --timeout 600
+# vmtest: beside
 #
 # Finding and assembling arrays (issue 17, items 3 and 4): ewctl examine
 # reads member labels and superblocks; ewctl assemble orders members

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 16M --meta-size 8M --timeout 900
+# vm-run: --icount --disks 4 --disk-size 16M --meta-size 8M --timeout 900
+# vmtest: beside
 #
 # Issue 5's corruption rule in the target: metadata damaged by a single
 # byte must make the target refuse the table with a precise message, or

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 64M --meta-size 32M --timeout 900 --rotational 1
+# vm-run: --icount --disks 4 --disk-size 64M --meta-size 32M --timeout 900 --rotational 1
+# vmtest: beside
 #
 # Demotion after an unclean stop is durable (issue 19, defects 2 and 3).
 # For raid10 and ddm (four members, mirrors 2, sync 2), each member an

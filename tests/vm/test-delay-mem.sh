@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900 --rotational 1
+# vm-run: --icount --disks 4 --disk-size 32M --meta-size 16M --timeout 900 --rotational 1
+# vmtest: beside
 #
 # Delayed replicas written from memory (issues 14, 15): a write's
 # completion copies its block into a page of the array's pool and the

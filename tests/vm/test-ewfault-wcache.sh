@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 1 --disk-size 16M --meta-size 16M --timeout 300
+# vm-run: --icount --disks 1 --disk-size 16M --meta-size 16M --timeout 300
+# vmtest: beside
 #
 # dm-ewfault's volatile write cache (tests/ewfault, issue 19): what the
 # power-cut suites rely on, checked against the disk under it.

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 1 --disk-size 16M --meta-size 16M --timeout 300
+# vm-run: --icount --disks 1 --disk-size 16M --meta-size 16M --timeout 300
+# vmtest: beside
 #
 # The fault-injecting test target itself (tests/ewfault, dm-ewfault.ko):
 # each fault it offers happens, only where asked, and stops when cleared.

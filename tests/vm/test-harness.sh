@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 36 --disk-size 128M --timeout 600
+# vm-run: --icount --disks 36 --disk-size 128M --timeout 600
+# vmtest: beside
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The VM harness itself (issue 4), in the guest: the 36 member disks and

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 2 --disk-size 48M --meta-size 16M --timeout 900
+# vm-run: --icount --disks 2 --disk-size 48M --meta-size 16M --timeout 900
+# vmtest: beside
 #
 # journal_copy (issue 16 items 2-3): with `sync 1 journal_copy N`, no
 # acknowledged write is lost to one member failure inside Delay's window,

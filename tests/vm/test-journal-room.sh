@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 0 --mem 2048 --timeout 900
+# vm-run: --icount --disks 0 --mem 2048 --timeout 900
+# vmtest: beside
 #
 # Commits ahead of the writes (issue 15): the write that seals a journal
 # block when half of the 32 journal buffers are sealed and not yet

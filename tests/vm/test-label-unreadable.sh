@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 48M --meta-size 32M --timeout 600
+# vm-run: --icount --disks 4 --disk-size 48M --meta-size 32M --timeout 600
+# vmtest: beside
 #
 # A dead disk still named in the table (issue 19, "left open": a member
 # whose label cannot be read made create fail; dm-raid assembles

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 64M --meta-size 32M --timeout 600
+# vm-run: --icount --disks 4 --disk-size 64M --meta-size 32M --timeout 600
+# vmtest: beside
 #
 # An avoided member with nothing queued is probed (issue 19, "left
 # open").  Four members, each an ewfault device (tests/ewfault) over a

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 2 --disk-size 48M --meta-size 16M --timeout 600
+# vm-run: --icount --disks 2 --disk-size 48M --meta-size 16M --timeout 600
+# vmtest: beside
 #
 # What a commit asks of the metadata device (issue 15: "no redundant
 # PREFLUSH on the journal write").  A commit flushes the members it

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 5 --disk-size 48M --meta-size 16M --timeout 600
+# vm-run: --icount --disks 5 --disk-size 48M --meta-size 16M --timeout 600
+# vmtest: beside
 #
 # Told when something fails (issue 17, item 5): ewctl monitor, driven only
 # by device-mapper events (no --interval), sees a member fail (member 1, a

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 128M --meta-size 32M --mem 2048 --timeout 1500 --rotational 1
+# vm-run: --icount --disks 4 --disk-size 128M --meta-size 32M --mem 2048 --timeout 1500 --rotational 1
+# vmtest: beside
 #
 # Persistence across remove and create within one boot (issue 5): for
 # raid10, ddm and ew at sync 1 (sync 2 is in host-persist-reboot.sh, to

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 5 --disk-size 32M --meta-size 16M --timeout 600 --rotational 1
+# vm-run: --icount --disks 5 --disk-size 32M --meta-size 16M --timeout 600 --rotational 1
+# vmtest: beside
 #
 # An ew or ddm rebuild writes its replacement in long runs (issue 17
 # item 6): eager writing scattered the replicas, so a rebuild that copies

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 5 --disk-size 48M --meta-size 32M --timeout 600
+# vm-run: --icount --disks 5 --disk-size 48M --meta-size 32M --timeout 600
+# vmtest: beside
 #
 # A replacement that fails (issue 19, defect 6).  A raid10 array of four
 # members (mirrors 2), each an ewfault device (tests/ewfault), loses

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 9 --disk-size 64M --meta-size 16M --timeout 600
+# vm-run: --icount --disks 9 --disk-size 64M --meta-size 16M --timeout 600
+# vmtest: beside
 #
 # The volume in a storage stack (issue 17, items 7 and 8), the recipes of
 # Documentation/eagerwrite.rst "Examples" one to one:

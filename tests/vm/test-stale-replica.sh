@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 4 --disk-size 32M --meta-size 16M --timeout 900 --rotational 1
+# vm-run: --icount --disks 4 --disk-size 32M --meta-size 16M --timeout 900 --rotational 1
+# vmtest: beside
 #
 # The generation check catches a stale replica (issue 19: fio's
 # verify_only cannot, an older valid block passes it).  For each layout

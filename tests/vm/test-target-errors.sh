@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 36 --disk-size 64M --meta-size 64M --timeout 600
+# vm-run: --icount --disks 36 --disk-size 64M --meta-size 64M --timeout 600
+# vmtest: beside
 #
 # Bad table lines (issue 3, issue 4 point 2): each is refused by
 # "dmsetup create", its ti->error appears in the kernel log as

@@ -1,5 +1,6 @@
 #!/bin/bash
-# vm-run: --disks 12 --disk-size 64M --meta-size 64M --timeout 900
+# vm-run: --icount --disks 12 --disk-size 64M --meta-size 64M --timeout 900
+# vmtest: beside
 #
 # The eagerwrite target's persistent metadata (issue 5), in one boot:
 # a new array formats its metadata and labels; its data survives remove
