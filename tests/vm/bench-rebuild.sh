@@ -150,9 +150,8 @@ mibs_since() {	# mibs_since BG0 T0: MiB/s of replicas copied since then
 }
 wait_idle() {	# the rebuild idle, all members A, nothing pending (field 8)
 	local t0=$SECONDS
-	while [ "$(status_field $DEV 27)" != idle ] || [ -n "$(status_field $DEV 7 | tr -d A)" ] ||
-		[ "$(status_field $DEV 8)" != 0 ]; do
-		sleep 0.05
+	until drained_now $DEV; do
+		sleep 0.2
 		[ $((SECONDS - t0)) -gt 1800 ] && return 1
 	done
 	return 0
