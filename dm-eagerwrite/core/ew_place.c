@@ -20,7 +20,9 @@ struct nf_search {
 	u64 now_ns;
 	u64 start_ns;		/* max(now, free_at): when the disk starts */
 	u64 best_end;		/* predicted completion of the best block */
+	u64 best_key;		/* ... plus its cylinder's scarcity */
 	u64 best;		/* the best block, or EW_NO_BLOCK */
+	u64 scarcity;		/* the cylinder being searched: nf_scarcity */
 };
 
 static void nf_try(struct nf_search *s, u64 block)
@@ -30,8 +32,9 @@ static void nf_try(struct nf_search *s, u64 block)
 	ew_disk_predict(s->pd->model, s->pd->head, s->now_ns,
 			ew_disk_block_lba(s->pd->model, block, s->bs), s->bs,
 			true, &a);
-	if (a.end_ns < s->best_end) {
+	if (a.end_ns + s->scarcity < s->best_key) {
 		s->best_end = a.end_ns;
+		s->best_key = a.end_ns + s->scarcity;
 		s->best = block;
 	}
 }
@@ -94,6 +97,37 @@ static void nf_track(struct nf_search *s, u32 track, u64 arm_ns)
 		nf_try(s, next);
 }
 
+/* The blocks whose first sector lies in cylinder cyl: [*first, end). */
+static u64 nr_cyl_blocks(const struct ew_freemap *fm, u32 cyl, u64 *first)
+{
+	u32 heads = fm->disk->p.heads;
+	u64 end;
+
+	ew_freemap_track_blocks(fm, cyl * heads, first);
+	if (cyl + 1 >= fm->nr_cyls)
+		return fm->nr_blocks;
+	ew_freemap_track_blocks(fm, (cyl + 1) * heads, &end);
+	return end;
+}
+
+/*
+ * What taking a block of cylinder cyl leaves to the writes after it (see
+ * "Scarcity" in ew_place.h): with n blocks in the cylinder and k free
+ * once this one is taken, (n - k) / (k + 1) blocks of a turn of n (the
+ * virtual log's estimate of the blocks passed before a free one, Wang et
+ * al.), over EW_PLACE_SCARCITY_DIV.
+ */
+static u64 nf_scarcity(const struct ew_freemap *fm, u32 cyl)
+{
+	u64 first, n = nr_cyl_blocks(fm, cyl, &first) - first;
+	u64 k = fm->cyl_free[cyl] ? fm->cyl_free[cyl] - 1 : 0;
+
+	if (!n || k >= n)
+		return 0;
+	return div64_u64(fm->disk->p.rotation_ns * (n - k),
+			 EW_PLACE_SCARCITY_DIV * (k + 1) * n);
+}
+
 static void nf_cylinder(struct nf_search *s, u32 cyl)
 {
 	const struct ew_disk *d = s->pd->model;
@@ -101,6 +135,7 @@ static void nf_cylinder(struct nf_search *s, u32 cyl)
 	u32 heads = d->p.heads, hd, track;
 	u64 arm, fixed = d->p.overhead_ns + d->p.write_settle_ns;
 
+	s->scarcity = nf_scarcity(s->fm, cyl);
 	for (hd = 0; hd < heads; hd++) {
 		track = cyl * heads + hd;
 		if (!ew_freemap_track_free(s->fm, track))
@@ -120,7 +155,7 @@ static bool nf_worth(const struct nf_search *s, u64 dist)
 	u64 lb = s->start_ns + d->p.overhead_ns + d->p.write_settle_ns;
 
 	lb += ew_disk_seek_lower_bound(d, (u32)min_t(u64, dist, ~0U));
-	return lb < s->best_end;
+	return lb < s->best_key;
 }
 
 /*
@@ -136,19 +171,6 @@ static u64 nr_cost(const struct ew_pdisk *pd, bool write)
 	const struct ew_disk *d = pd->model;
 
 	return d->p.overhead_ns + (write ? d->p.write_settle_ns : 0);
-}
-
-/* The blocks whose first sector lies in cylinder cyl: [*first, end). */
-static u64 nr_cyl_blocks(const struct ew_freemap *fm, u32 cyl, u64 *first)
-{
-	u32 heads = fm->disk->p.heads;
-	u64 end;
-
-	ew_freemap_track_blocks(fm, cyl * heads, first);
-	if (cyl + 1 >= fm->nr_cyls)
-		return fm->nr_blocks;
-	ew_freemap_track_blocks(fm, (cyl + 1) * heads, &end);
-	return end;
 }
 
 static u64 nr_next_free(const struct ew_pdisk *pd)
@@ -185,6 +207,7 @@ u64 ew_place_nearest_free_dir(const struct ew_pdisk *pd, u32 block_sectors,
 		.bs = block_sectors,
 		.now_ns = now_ns,
 		.best_end = ~0ULL,
+		.best_key = ~0ULL,
 		.best = EW_NO_BLOCK,
 	};
 	s64 hc = pd->head->cyl, c;

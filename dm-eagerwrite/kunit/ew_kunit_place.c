@@ -117,19 +117,51 @@ static u64 read_cost(const struct ew_pdisk *pd, u64 lba, u32 nsect, u64 now)
  * The brute force: the least write cost over every free block (dir > 0:
  * cylinders at or beyond the head's only, dir < 0: at or before).
  */
+static u32 block_cyl(const struct ew_pdisk *pd, u64 b)
+{
+	return ew_freemap_block_track(pd->fm, b) / pd->model->p.heads;
+}
+
+/*
+ * A cylinder's scarcity (ew_place.h), counted from its blocks: n start
+ * there, k are free once one is taken.
+ */
+static u64 scarcity(const struct ew_pdisk *pd, u32 cyl)
+{
+	u64 b, n = 0, k = 0;
+
+	for (b = 0; b < pd->fm->nr_blocks; b++) {
+		if (block_cyl(pd, b) != cyl)
+			continue;
+		n++;
+		k += ew_freemap_is_free(pd->fm, b);
+	}
+	k = k ? k - 1 : 0;
+	if (!n || k >= n)
+		return 0;
+	return div64_u64(pd->model->p.rotation_ns * (n - k),
+			 EW_PLACE_SCARCITY_DIV * (k + 1) * n);
+}
+
+/* What placement compares: the completion plus the scarcity. */
+static u64 write_key(const struct ew_pdisk *pd, u64 block, u64 now)
+{
+	return write_cost(pd, block, now) + scarcity(pd, block_cyl(pd, block));
+}
+
+/* The least key over every free block (dir: only cylinders that way). */
 static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 {
 	u64 b, best = ~0ULL;
 
 	for (b = 0; b < pd->fm->nr_blocks; b++) {
-		u32 cyl = ew_freemap_block_track(pd->fm, b) /
-			  pd->model->p.heads;
+		u32 cyl = block_cyl(pd, b);
 
 		if (!ew_freemap_is_free(pd->fm, b) ||
 		    (dir > 0 && cyl < pd->head->cyl) ||
 		    (dir < 0 && cyl > pd->head->cyl))
 			continue;
-		best = min(best, write_cost(pd, b, now));
+		best = min(best, write_key(pd, b, now));
 	}
 	return best;
 }
@@ -297,12 +329,12 @@ static void ew_place_nearest_brute(struct kunit *test)
 					      ew_freemap_is_free(&pl->fm[0], b),
 					      "round %u: block %llu is used",
 					      round, b);
-			KUNIT_ASSERT_EQ_MSG(test, cost, want,
+			KUNIT_ASSERT_EQ_MSG(test, write_key(pd, b, now), want,
 					    "round %u dir %d: c%u h%u now %llu free_at %llu: block %llu",
 					    round, dir, pl->head[0].cyl,
 					    pl->head[0].head, now,
 					    pl->head[0].free_at_ns, b);
-			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), want,
+			KUNIT_ASSERT_EQ_MSG(test, write_cost(pd, b, now), cost,
 					    "round %u dir %d block %llu",
 					    round, dir, b);
 		}
@@ -430,7 +462,10 @@ static void ew_place_write_brute(struct kunit *test)
 				ew_random_map(test, &pl->fm[i], &rnd, 30);
 			ew_random_head(&pl->head[i], &rnd, &t);
 			pl->pd[i].queued = 0;
-			best = min(best, brute_nearest(&pl->pd[i], 0, now));
+			/* each disk's own choice: ew_place_nearest_brute */
+			if (ew_place_nearest_free(&pl->pd[i], BS, now, &t) !=
+			    EW_NO_BLOCK)
+				best = min(best, t);
 		}
 		ret = ew_place_write(pl->pd, cand, NDISK, 0, true, BS, now,
 				     &out);
@@ -613,7 +648,10 @@ static void ew_place_satf_brute(struct kunit *test)
 			reads[i] = prandom_u32_state(&rnd) % (3200 - BS);
 			rbest = min(rbest, read_cost(pd, reads[i], BS, now));
 		}
-		wbest = have_write ? brute_nearest(pd, 0, now) : ~0ULL;
+		/* the write's block: ew_place_nearest_brute checks it */
+		if (!have_write ||
+		    ew_place_nearest_free(pd, BS, now, &wbest) == EW_NO_BLOCK)
+			wbest = ~0ULL;
 		got = ew_place_satf_ew(pd, reads, n, BS, have_write, BS, now,
 				       &block, &cost);
 		if (rbest == ~0ULL && wbest == ~0ULL) {
