@@ -5,11 +5,12 @@
  * Owns the choices eager writing makes: the free block a disk's head
  * reaches first, which candidate disk takes a write replica, which
  * replica serves a read, and SATF-EW's choice between the nearest queued
- * read and an eager write.  Every cost is an exact ew_disk_predict(); the
- * free-block map only prunes: whole cylinders without free blocks are
- * skipped, a direction of the cylinder walk stops once the seek alone
- * costs more than the best found, and inside a track the first free block
- * after the head is found with one or two bitmap scans.
+ * read and an eager write.  Every cost is an exact ew_disk_predict(); an
+ * eager write's block is chosen by that cost plus its cylinder's scarcity
+ * (ew_place.h).  The free-block map prunes: whole cylinders without free
+ * blocks are skipped, a direction of the cylinder walk stops once the
+ * seek alone costs more than the best found, and inside a track the first
+ * free block after the head is found with one or two bitmap scans.
  */
 #include "ew_place.h"
 
