@@ -20,11 +20,7 @@ count=${1:-200} seed=${2:-3}
 . "${EW_TESTS:-/ew/tests}/vm/hddsim-lib.sh"
 ROT=5973121 MIB=128
 load_target || { echo "# no dm-eagerwrite"; exit 1; }
-modprobe brd rd_nr=6 rd_size=$((MIB * 1024)) max_part=0 || exit 1
-insmod /ew/modules/hddsim.ko || { echo "# no hddsim.ko (make -C tests/hddsim)"; exit 1; }
-for i in 0 1 2 3 4; do
-	dmsetup create "hdd$i" --table "0 $((MIB * 2048)) hddsim /dev/ram$i 4 rotation_ns $ROT phase_ns $(hddsim_phase "$seed" "$i" $ROT)" || exit 1
-done
+hddsim_disks 5 6 $MIB "$seed" $ROT || exit 1
 all="/dev/mapper/hdd0 /dev/mapper/hdd1 /dev/mapper/hdd2 /dev/mapper/hdd3"
 # shellcheck disable=SC2086 # four devices
 table=$(ewctl table --layout ew --sync 2 --len 96M --metadata /dev/ram5 $all)

@@ -21,20 +21,14 @@ seed=${1:-3} rounds=${2:-10}
 . "${EW_TESTS:-/ew/tests}/vm/hddsim-lib.sh"
 ROT=5973121 MIB=128
 load_target || { echo "# no dm-eagerwrite"; exit 1; }
-modprobe brd rd_nr=6 rd_size=$((MIB * 1024)) max_part=0 || exit 1
-insmod /ew/modules/hddsim.ko || { echo "# no hddsim.ko (make -C tests/hddsim)"; exit 1; }
-ph=()
-for i in 0 1 2 3; do
-	ph[i]=$(hddsim_phase "$seed" "$i" $ROT)
-	dmsetup create "hdd$i" --table "0 $((MIB * 2048)) hddsim /dev/ram$i 4 rotation_ns $ROT phase_ns ${ph[i]}" || exit 1
-done
+hddsim_disks 4 6 $MIB "$seed" $ROT || exit 1
 all="/dev/mapper/hdd0 /dev/mapper/hdd1 /dev/mapper/hdd2 /dev/mapper/hdd3"
 # shellcheck disable=SC2086 # four devices
 table=$(ewctl table --layout ew --sync 2 --len 96M --metadata /dev/ram5 $all)
 dmsetup create ew --table "$table" || exit 1
 for i in 0 1 2 3; do
 	dmsetup message ew 0 disk_param "$i" rotation_ns $ROT &&
-		dmsetup message ew 0 disk_param "$i" phase_ns "${ph[i]}" || exit 1
+		dmsetup message ew 0 disk_param "$i" phase_ns "${HDD_PHASE[i]}" || exit 1
 done
 dd if=/dev/urandom of=/dev/mapper/ew bs=1M count=64 oflag=direct status=none
 echo "# same-block rounds: 4 hddsim members, ew sync 2, seed $seed, icount shift: ${EW_ICOUNT:-none}"

@@ -31,3 +31,25 @@ hddsim_exact_time() {
 	[ -n "${EW_ICOUNT:-}" ] || return 1
 	case $(uname -r) in *-ewdebug) return 1 ;; esac
 }
+
+# hddsim_disks COUNT RAMDISKS MIB SEED ROTATION_NS: brd with RAMDISKS ram
+# disks of MIB each, tests/hddsim's module, and hdd0..hdd(COUNT-1), each
+# an hddsim disk over ramI turning at ROTATION_NS with the phase
+# hddsim_phase gives it for SEED (kept in HDD_PHASE[I], for the
+# predictor's disk_param or a calibration's error).  The ram disks past
+# COUNT are the caller's (a metadata device, a spare).  Says why on
+# stderr and returns 1 when a step fails.
+HDD_PHASE=()
+hddsim_disks() {
+	local count=$1 ramdisks=$2 mib=$3 seed=$4 rot=$5 i
+
+	modprobe brd rd_nr="$ramdisks" rd_size=$((mib * 1024)) max_part=0 ||
+		{ echo "hddsim_disks: no brd" >&2; return 1; }
+	insmod /ew/modules/hddsim.ko ||
+		{ echo "hddsim_disks: no hddsim.ko (make -C tests/hddsim)" >&2; return 1; }
+	for ((i = 0; i < count; i++)); do
+		HDD_PHASE[i]=$(hddsim_phase "$seed" "$i" "$rot")
+		dmsetup create "hdd$i" --table "0 $((mib * 2048)) hddsim /dev/ram$i 4 rotation_ns $rot phase_ns ${HDD_PHASE[i]}" ||
+			{ echo "hddsim_disks: hdd$i not created" >&2; return 1; }
+	done
+}
