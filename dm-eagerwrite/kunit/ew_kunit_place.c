@@ -113,10 +113,6 @@ static u64 read_cost(const struct ew_pdisk *pd, u64 lba, u32 nsect, u64 now)
 	return a.end_ns - now;
 }
 
-/*
- * The brute force: the least write cost over every free block (dir > 0:
- * cylinders at or beyond the head's only, dir < 0: at or before).
- */
 static u32 block_cyl(const struct ew_pdisk *pd, u64 b)
 {
 	return ew_freemap_block_track(pd->fm, b) / pd->model->p.heads;
@@ -149,7 +145,10 @@ static u64 write_key(const struct ew_pdisk *pd, u64 block, u64 now)
 	return write_cost(pd, block, now) + scarcity(pd, block_cyl(pd, block));
 }
 
-/* The least key over every free block (dir: only cylinders that way). */
+/*
+ * The brute force: the least key over every free block (dir > 0:
+ * cylinders at or beyond the head's only, dir < 0: at or before).
+ */
 static u64 brute_nearest(const struct ew_pdisk *pd, int dir, u64 now)
 {
 	u64 b, best = ~0ULL;

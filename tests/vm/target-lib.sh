@@ -132,9 +132,10 @@ member_state() {	# member_state DEV I: member I's character in status field 7
 
 # drained_now DEV: the rebuild scan idle (field 27), every member A (field
 # 7), nothing pending (field 8), from one dmsetup status and no other
-# process: the loops below poll it, and on the guest's one vCPU in exact
-# time a poll of five processes every 50 ms took 30% of the CPU from the
-# copies it waited for.
+# process: the loops that wait for a drained array poll it.  Reading each
+# field through its own dmsetup | awk (and tr) every 50 ms, about ten
+# processes a poll, took a quarter of the guest's one vCPU in exact time
+# from the copies it waited for (bench-rebuild's ddm boot).
 drained_now() {
 	local line f
 	line=$(dmsetup status "$1") || return 1
