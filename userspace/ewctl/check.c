@@ -100,7 +100,7 @@ static void check_labels(struct check_state *c, const struct ewctl_meta *m,
 			problem(c, "%s", what, "cannot read its size");
 			continue;
 		}
-		f = fopen(devs[i], "rb");
+		f = ewctl_fopen_fresh(devs[i], "rb");
 		if (!f || ewctl_read_block(f, 0, blk)) {
 			problem(c, "%s", what, "cannot read its member label");
 			if (f)

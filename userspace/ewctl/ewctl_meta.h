@@ -33,6 +33,11 @@ struct ewctl_meta {
  */
 int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write);
 void ewctl_meta_close(struct ewctl_meta *m);
+/*
+ * fopen(), the clean pages the device's cache holds dropped first: a
+ * live array's metadata and labels are written around that cache.
+ */
+FILE *ewctl_fopen_fresh(const char *path, const char *mode);
 /* Reads or writes one 4 KiB block at block number bn of f. */
 int ewctl_read_block(FILE *f, u64 bn, void *blk);
 int ewctl_write_block(FILE *f, u64 bn, const void *blk);

@@ -5,10 +5,27 @@
  * by the portable core (core/ew_meta.c) so that the tools and the target
  * can never disagree about what the metadata says.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ewctl_meta.h"
+
+FILE *ewctl_fopen_fresh(const char *path, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+
+	/*
+	 * A device in use by a live table is written by the target with
+	 * bios that the block device's page cache never sees: what an
+	 * earlier read cached (another ewctl run) would be read back as
+	 * the device's contents.  Dropping the clean cached pages first
+	 * makes every run read the device.
+	 */
+	if (f)
+		posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
+	return f;
+}
 
 int ewctl_read_block(FILE *f, u64 bn, void *blk)
 {
@@ -101,7 +118,7 @@ int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 	m->path = path;
 	if (ewctl_dev_bytes(path, &m->bytes))
 		return -1;
-	m->f = fopen(path, write ? "r+b" : "rb");
+	m->f = ewctl_fopen_fresh(path, write ? "r+b" : "rb");
 	if (!m->f) {
 		fprintf(stderr, "%s: %s: cannot open\n", ewctl_prog, path);
 		return -1;
