@@ -50,7 +50,10 @@
  * then writes the superblock naming it with REQ_PREFLUSH | REQ_FUA.  It
  * is taken when the on-disk journal is half full, so that a journal
  * block never overwrites one the durable superblock needs; that one
- * runs in steps between commits (ew_md_checkpoint_step()).
+ * runs in steps between commits (ew_md_checkpoint_step()).  The others:
+ * a load after a crash, a member replacement, the checkpoint message
+ * (ew_md_checkpoint_now()), and a clean shutdown only when one is owed
+ * (ew_md_shutdown(): otherwise a commit and a CLEAN superblock).
  *
  * Failure.  A metadata I/O error latches md->failed (DMERR once): no
  * metadata is written after it, records are dropped, the target fails
@@ -487,6 +490,22 @@ static int ew_md_write_sb(struct ew_md *md, struct ew_meta_sb *sb)
 		ew_md_mdrop(md, bad, "superblock write failed");
 		ew_meta_sb_set_flags(sb, sb->flags);
 	}
+}
+
+/*
+ * A new superblock generation naming the same checkpoint and journal,
+ * with flags; io_mutex held.
+ */
+static int ew_md_set_flags(struct ew_md *md, u32 flags)
+{
+	struct ew_meta_sb nsb = md->sb;
+	int ret;
+
+	ew_meta_sb_set_flags(&nsb, flags);
+	ret = ew_md_write_sb(md, &nsb);
+	if (!ret)
+		md->sb = nsb;
+	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1217,17 +1236,22 @@ static u64 ew_md_ring_room(struct ew_md *md)
 
 /*
  * The on-disk journal is half full: checkpoint, long before a journal
- * block could overwrite one the durable superblock still needs.  A
- * periodic checkpoint in progress is due until it ends.
+ * block could overwrite one the durable superblock still needs.
+ * io_mutex held.
  */
+static bool ew_md_ring_half(struct ew_md *md)
+{
+	return md->sb.journal_slots - ew_md_ring_room(md) >=
+	       md->sb.journal_slots / 2;
+}
+
+/* A periodic checkpoint in progress is due until it ends. */
 bool ew_md_checkpoint_due(struct ew_md *md)
 {
 	bool due;
 
 	mutex_lock(&md->io_mutex);
-	due = !ew_md_failed(md) &&
-	      (md->ck_active || md->sb.journal_slots - ew_md_ring_room(md) >=
-	       md->sb.journal_slots / 2);
+	due = !ew_md_failed(md) && (md->ck_active || ew_md_ring_half(md));
 	/*
 	 * The checkpoint carries the live copies (ew_md_copy_carry()).
 	 * Only when their records did not fit in the journal's free room
@@ -1247,15 +1271,29 @@ bool ew_md_checkpoint_due(struct ew_md *md)
 }
 
 /*
+ * Who asks for a checkpoint, which decides what it does when the live
+ * journal copies do not fit in the journal's free room.
+ */
+enum ew_md_ck_mode {
+	/* at load, clean shutdown or member replacement: carries them all */
+	EW_MD_CK_ONCE,
+	/* the journal's room: gives up and holds new copies until none */
+	EW_MD_CK_PERIODIC,
+	/* the checkpoint message, writes going on: gives up, holds nothing */
+	EW_MD_CK_TRY,
+};
+
+/*
  * A checkpoint in three parts, io_mutex held in each (see "Checkpoints
  * between commits" at ew_md_checkpoint_step()).
  *
- * Begin.  periodic: the checkpoint the journal's room asks for (not at
- * suspend, load or member replacement); it gives up (-EAGAIN, nothing
- * written but the commit) rather than drop a live copy it cannot carry.
+ * Begin.  Except EW_MD_CK_ONCE, it gives up (-EAGAIN, nothing written
+ * but the commit, a checkpoint in progress left as it was) rather than
+ * drop a live copy it cannot carry.
  */
-static int ew_md_ckpt_begin(struct ew_md *md, bool periodic)
+static int ew_md_ckpt_begin(struct ew_md *md, enum ew_md_ck_mode mode)
 {
+	u64 start;
 	int ret;
 
 	/*
@@ -1271,13 +1309,15 @@ static int ew_md_ckpt_begin(struct ew_md *md, bool periodic)
 	 * the live copies are named again there (carried)
 	 */
 	spin_lock_irq(md->lock);
-	md->ck_start = md->open_seq;
-	if (periodic && md->copy_nr &&
-	    !ew_md_room(md, ew_md_copy_uncarried(md, md->ck_start))) {
-		md->copy_hold = true;
+	start = md->open_seq;
+	if (mode != EW_MD_CK_ONCE && md->copy_nr &&
+	    !ew_md_room(md, ew_md_copy_uncarried(md, start))) {
+		if (mode == EW_MD_CK_PERIODIC)
+			md->copy_hold = true;
 		spin_unlock_irq(md->lock);
 		return -EAGAIN;
 	}
+	md->ck_start = start;
 	if (md->copy_nr)
 		ew_md_copy_carry(md, md->ck_start);
 	spin_unlock_irq(md->lock);
@@ -1354,18 +1394,19 @@ static int ew_md_ckpt_end(struct ew_md *md, bool clean)
 }
 
 /*
- * The whole checkpoint at once (suspend, load, member replacement, with
- * io_mutex held).  A periodic one in progress starts again, from its
- * first block, not finished: the map may have changed since without
- * journal records (a member replaced: its replicas made stale), which
- * its blocks written so far do not hold; nothing names that area before
- * the end.
+ * The whole checkpoint at once (load, clean shutdown, member
+ * replacement, the message; io_mutex held).  A periodic one in progress
+ * starts again, from its first block, not finished: the map may have
+ * changed since without journal records (a member replaced: its
+ * replicas made stale), which its blocks written so far do not hold;
+ * nothing names that area before the end.
  */
-static int __ew_md_checkpoint(struct ew_md *md, bool clean)
+static int __ew_md_checkpoint(struct ew_md *md, bool clean,
+			      enum ew_md_ck_mode mode)
 {
 	int ret;
 
-	ret = ew_md_ckpt_begin(md, false);
+	ret = ew_md_ckpt_begin(md, mode);
 	if (ret)
 		return ret;
 	ret = ew_md_ckpt_write(md, md->sb.ckpt_blocks);
@@ -1408,7 +1449,7 @@ int ew_md_checkpoint_step(struct ew_md *md)
 		goto out;
 	}
 	if (!md->ck_active) {
-		ret = ew_md_ckpt_begin(md, true);
+		ret = ew_md_ckpt_begin(md, EW_MD_CK_PERIODIC);
 		if (ret)
 			goto out;
 	}
@@ -1444,40 +1485,88 @@ bool ew_md_checkpoint_active(struct ew_md *md)
 	return active;
 }
 
-int ew_md_checkpoint(struct ew_md *md, bool clean)
+/*
+ * A checkpoint unless nothing was logged since the last one and nothing
+ * changed without a record (ew_md_map_changed()): then the flag is
+ * enough.  io_mutex held, md not failed.
+ */
+static int ew_md_checkpoint_locked(struct ew_md *md, bool clean,
+				   enum ew_md_ck_mode mode)
 {
 	bool idle;
 	int ret;
 
-	mutex_lock(&md->io_mutex);
-	if (ew_md_failed(md)) {
-		mutex_unlock(&md->io_mutex);
-		return -EIO;
-	}
-	/*
-	 * nothing logged since the last checkpoint and no change made
-	 * without a record (ew_md_map_changed): the flag is enough
-	 */
 	spin_lock_irq(md->lock);
 	idle = ew_meta_jbuf_empty(&md->open) &&
 	       md->open_seq == md->sb.journal_seq && md->sb.ckpt_seq &&
 	       !md->map_changed && !md->ck_active;
 	spin_unlock_irq(md->lock);
-	if (idle) {
-		ret = 0;
-		if (!!(md->sb.flags & EW_META_SB_CLEAN) != clean) {
-			struct ew_meta_sb nsb = md->sb;
-
-			ew_meta_sb_set_flags(&nsb, clean ? EW_META_SB_CLEAN : 0);
-			ret = ew_md_write_sb(md, &nsb);
-			if (!ret)
-				md->sb = nsb;
-		}
-	} else {
-		ret = __ew_md_checkpoint(md, clean);
+	if (!idle) {
+		ret = __ew_md_checkpoint(md, clean, mode);
 		if (!ret)
 			md->map_changed = false;
+		return ret;
 	}
+	if (!!(md->sb.flags & EW_META_SB_CLEAN) == clean)
+		return 0;
+	return ew_md_set_flags(md, clean ? EW_META_SB_CLEAN : 0);
+}
+
+int ew_md_checkpoint(struct ew_md *md, bool clean)
+{
+	int ret = -EIO;
+
+	mutex_lock(&md->io_mutex);
+	if (!ew_md_failed(md))
+		ret = ew_md_checkpoint_locked(md, clean, EW_MD_CK_ONCE);
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/*
+ * The checkpoint message: writes may go on, waiting for the journal
+ * while it runs (io_mutex is held throughout, as the commits need it).
+ * The superblock keeps its CLEAN flag: set only while the array is
+ * suspended, when a checkpoint must not make it unclean.
+ */
+int ew_md_checkpoint_now(struct ew_md *md)
+{
+	int ret = -EIO;
+
+	mutex_lock(&md->io_mutex);
+	if (!ew_md_failed(md))
+		ret = ew_md_checkpoint_locked(md, md->sb.flags &
+					      EW_META_SB_CLEAN, EW_MD_CK_TRY);
+	mutex_unlock(&md->io_mutex);
+	return ret;
+}
+
+/*
+ * Clean shutdown (the target's postsuspend: no bio in flight, nothing
+ * copying).  What is logged is committed, then a superblock naming the
+ * same checkpoint and journal says CLEAN: the next load replays a
+ * journal that no write in flight can have torn, and a suspend costs a
+ * commit and a superblock, not the whole map.  The map is written only
+ * when a checkpoint is owed: the map changed without records, or a
+ * periodic checkpoint is in progress or due (so that no load finds the
+ * ring fuller than a running array lets it get before its checkpoint
+ * begins).
+ */
+int ew_md_shutdown(struct ew_md *md)
+{
+	int ret = -EIO;
+
+	mutex_lock(&md->io_mutex);
+	if (ew_md_failed(md))
+		goto out;
+	if (md->map_changed || md->ck_active || ew_md_ring_half(md)) {
+		ret = ew_md_checkpoint_locked(md, true, EW_MD_CK_ONCE);
+		goto out;
+	}
+	ret = __ew_md_commit(md);
+	if (!ret && !(md->sb.flags & EW_META_SB_CLEAN))
+		ret = ew_md_set_flags(md, EW_META_SB_CLEAN);
+out:
 	mutex_unlock(&md->io_mutex);
 	return ret;
 }
@@ -1491,18 +1580,13 @@ void ew_md_map_changed(struct ew_md *md)
 
 int ew_md_set_clean(struct ew_md *md, bool clean)
 {
-	struct ew_meta_sb nsb;
-	int ret = 0;
+	int ret = -EIO;
 
 	mutex_lock(&md->io_mutex);
-	if (ew_md_failed(md)) {
-		ret = -EIO;
-	} else if (!!(md->sb.flags & EW_META_SB_CLEAN) != clean) {
-		nsb = md->sb;
-		ew_meta_sb_set_flags(&nsb, clean ? EW_META_SB_CLEAN : 0);
-		ret = ew_md_write_sb(md, &nsb);
-		if (!ret)
-			md->sb = nsb;
+	if (!ew_md_failed(md)) {
+		ret = 0;
+		if (!!(md->sb.flags & EW_META_SB_CLEAN) != clean)
+			ret = ew_md_set_flags(md, clean ? EW_META_SB_CLEAN : 0);
 	}
 	mutex_unlock(&md->io_mutex);
 	return ret;
@@ -1946,6 +2030,7 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 		if (!ret)
 			break;
 		ew_md_warn_damaged(sb, seq, js.damaged);
+		res->damaged += hweight32(js.damaged);
 		res->records += js.records;
 		seq++;
 		i++;
@@ -2379,7 +2464,7 @@ int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 	md->sb.member_failed = failed & ~BIT_ULL(i);
 	md->sb.member_rebuilding = (rebuilding | BIT_ULL(i)) &
 		~md->sb.member_failed;
-	ret = __ew_md_checkpoint(md, false);
+	ret = __ew_md_checkpoint(md, false, EW_MD_CK_ONCE);
 	if (ret) {
 		/* not durable: the member stays failed, its device unused */
 		md->data[i] = old_bdev;

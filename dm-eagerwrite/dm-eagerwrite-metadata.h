@@ -63,6 +63,7 @@ struct ew_md_open_result {
 	bool clean;			/* the superblock said CLEAN */
 	u64 replayed;			/* journal blocks applied */
 	u64 records;			/* ... and their records */
+	u32 damaged;			/* ... their copies found damaged */
 	/*
 	 * Members named in the table whose label could not be read (an
 	 * I/O error): left out, to be failed by the caller; the rest
@@ -180,10 +181,21 @@ bool ew_md_failed(struct ew_md *md);
 int ew_md_commit(struct ew_md *md);
 bool ew_md_checkpoint_due(struct ew_md *md);
 /*
- * The whole checkpoint at once, at load and at suspend (clean: the
- * superblock says CLEAN).  A periodic one in progress starts again in it.
+ * The whole checkpoint at once, at load (clean: the superblock says
+ * CLEAN).  A periodic one in progress starts again in it.
  */
 int ew_md_checkpoint(struct ew_md *md, bool clean);
+/*
+ * The same for the checkpoint message, writes going on; the CLEAN flag
+ * kept.  -EAGAIN: the live journal copies do not fit in the journal's
+ * room now (nothing done but a commit).
+ */
+int ew_md_checkpoint_now(struct ew_md *md);
+/*
+ * Clean shutdown, nothing in flight: a commit and a CLEAN superblock;
+ * the whole checkpoint only when one is owed (see the definition).
+ */
+int ew_md_shutdown(struct ew_md *md);
 /*
  * The periodic checkpoint, a part of it per call, between commits (see
  * "Checkpoints between commits" in dm-eagerwrite-metadata.c): due

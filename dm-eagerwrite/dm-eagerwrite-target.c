@@ -484,8 +484,16 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 	/* not journalled: only a checkpoint keeps them */
 	if (demoted)
 		ew_md_map_changed(a->md);
-	/* a second crash must not replay again: checkpoint at once */
-	if (res.replayed || !res.clean) {
+	/*
+	 * After a crash, checkpoint at once: the demotions are in no
+	 * record, and a second crash must not replay again.  After a clean
+	 * shutdown the journal replayed is whole (no write was in flight)
+	 * and stays the journal, unless a copy of one of its blocks was
+	 * damaged (the checkpoint leaves it behind, rather than keep a
+	 * block that one more fault would lose) or the ring is half full.
+	 */
+	if (demoted || !res.clean || res.damaged ||
+	    ew_md_checkpoint_due(a->md)) {
 		ret = ew_md_checkpoint(a->md, true);
 		if (ret) {
 			t->ti->error = "Cannot write the recovered metadata";
@@ -812,12 +820,13 @@ static void ew_postsuspend(struct dm_target *ti)
 	 */
 	cancel_delayed_work_sync(&a->commit_work);
 	/*
-	 * clean shutdown: all in a checkpoint, nothing left to replay; the
-	 * member state first (the checkpoint's superblock keeps it)
+	 * clean shutdown: the journal committed, the superblock CLEAN (no
+	 * write in flight); the member state first (that superblock keeps
+	 * it)
 	 */
 	flush_work(&a->state_work);
 	if (!ew_md_failed(a->md))
-		ew_md_checkpoint(a->md, true);
+		ew_md_shutdown(a->md);
 }
 
 /* Member i has no device: failed, and nothing of it is used. */
@@ -1101,6 +1110,33 @@ static void ew_rebuild_pause(struct ew_array *a, bool pause)
 	ew_event(a);
 }
 
+/*
+ * "checkpoint": the whole map now, so that the next load replays
+ * nothing (before copying the metadata device away, say).  Commits wait
+ * for it; the bios they would complete do so right after.
+ */
+static int ew_checkpoint_msg(struct dm_target *ti, struct ew_array *a)
+{
+	const char *name = dm_device_name(dm_table_get_md(ti->table));
+	unsigned long flags;
+	int ret;
+
+	ret = ew_md_checkpoint_now(a->md);
+	/* no commit while suspended (postsuspend cancels the worker) */
+	spin_lock_irqsave(&a->lock, flags);
+	if (!a->suspended)
+		ew_kick_commit(a);
+	spin_unlock_irqrestore(&a->lock, flags);
+	if (ret == -EAGAIN) {
+		DMWARN("%s: checkpoint: live journal copies do not fit, try again",
+		       name);
+		return -EBUSY;
+	}
+	if (ret)
+		DMWARN("%s: checkpoint failed: the metadata is read-only", name);
+	return ret ? -EIO : 0;
+}
+
 /* The words are parsed by the core (core/ew_msg.c, fuzzed). */
 static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
@@ -1137,6 +1173,8 @@ static int ew_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case EW_MSG_REBUILD_RESUME:
 		ew_rebuild_pause(a, m.op == EW_MSG_REBUILD_PAUSE);
 		return 0;
+	case EW_MSG_CHECKPOINT:
+		return ew_checkpoint_msg(ti, a);
 	}
 	return -EINVAL;
 }

@@ -75,6 +75,13 @@ int ew_msg_parse(unsigned int argc, char **argv, u32 nr_members,
 		m->op = EW_MSG_RESET_COUNTERS;
 		return 0;
 	}
+	if (!strcmp(argv[0], "checkpoint")) {
+		if (argc != 1)
+			return ew_msg_bad(m, NULL, why,
+					  "checkpoint takes no arguments");
+		m->op = EW_MSG_CHECKPOINT;
+		return 0;
+	}
 	if (!strcmp(argv[0], "disk_param"))
 		return ew_msg_disk_param(argc, argv, nr_members, m, why);
 	if (!strcmp(argv[0], "rebuild_rate")) {

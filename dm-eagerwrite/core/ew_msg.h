@@ -25,6 +25,7 @@ enum ew_msg_op {
 	EW_MSG_REBUILD_PAUSE,
 	EW_MSG_REBUILD_RESUME,
 	EW_MSG_REBUILD_RATE,
+	EW_MSG_CHECKPOINT,
 };
 
 /* rebuild_rate's ceiling, in MiB/s (0: no limit). */

@@ -28,6 +28,9 @@ static void ew_msg_accepts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ew_kmsg("reset_counters", NULL, NULL, NULL, &m,
 				      &why), 0);
 	KUNIT_EXPECT_EQ(test, m.op, EW_MSG_RESET_COUNTERS);
+	KUNIT_EXPECT_EQ(test, ew_kmsg("checkpoint", NULL, NULL, NULL, &m,
+				      &why), 0);
+	KUNIT_EXPECT_EQ(test, m.op, EW_MSG_CHECKPOINT);
 	KUNIT_EXPECT_EQ(test, ew_kmsg("disk_param", "3", "phase_ns",
 				      "18446744073709551615", &m, &why), 0);
 	KUNIT_EXPECT_EQ(test, m.first, 3U);
@@ -60,6 +63,9 @@ static void ew_msg_refuses(struct kunit *test)
 				      &m, &why), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ew_kmsg("rebuild", NULL, NULL, NULL, &m, &why),
 			-EINVAL);
+	KUNIT_EXPECT_NULL(test, m.bad_word);
+	KUNIT_EXPECT_EQ(test, ew_kmsg("checkpoint", "now", NULL, NULL, &m,
+				      &why), -EINVAL);
 	KUNIT_EXPECT_NULL(test, m.bad_word);
 	KUNIT_EXPECT_EQ(test, ew_kmsg("frobnicate", NULL, NULL, NULL, &m,
 				      &why), -EINVAL);

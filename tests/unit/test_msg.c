@@ -45,6 +45,8 @@ static void test_accepted(void **state)
 	(void)state;
 	assert_int_equal(parse(MSG("reset_counters"), &m, &why), 0);
 	assert_int_equal(m.op, EW_MSG_RESET_COUNTERS);
+	assert_int_equal(parse(MSG("checkpoint"), &m, &why), 0);
+	assert_int_equal(m.op, EW_MSG_CHECKPOINT);
 
 	assert_int_equal(parse(MSG("disk_param all rotation_ns 6000000"), &m,
 			       &why), 0);
@@ -101,6 +103,7 @@ static void test_refused(void **state)
 	assert_int_equal(ew_msg_parse(0, words, NR, &m, &why), -EINVAL);
 	assert_non_null(why);
 	refused(MSG("reset_counters now"), NULL);
+	refused(MSG("checkpoint now"), NULL);
 	refused(MSG("frobnicate 1"), "frobnicate");
 	refused(MSG("disk_param all rotation_ns"), NULL);
 	refused(MSG("disk_param 8 rotation_ns 1"), "8");

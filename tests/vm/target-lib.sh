@@ -222,7 +222,9 @@ messages() {	# the documented messages work, bad ones are refused
 	dmsetup message "$dev" 0 disk_param all rotation_ns 6000000 || return 1
 	dmsetup message "$dev" 0 disk_param 0 seek_a_ns 900000 || return 1
 	dmsetup message "$dev" 0 disk_param all overhead_ns 500000 || return 1
+	dmsetup message "$dev" 0 checkpoint || return 1
 	if dmsetup message "$dev" 0 bogus 2>/dev/null ||
+		dmsetup message "$dev" 0 checkpoint now 2>/dev/null ||
 		dmsetup message "$dev" 0 disk_param 999 rotation_ns 1 2>/dev/null ||
 		dmsetup message "$dev" 0 disk_param all nokey 1 2>/dev/null ||
 		dmsetup message "$dev" 0 disk_param all rotation_ns x 2>/dev/null ||

@@ -8,8 +8,9 @@
 #
 # Set-up, on the four members and the metadata disk, each behind a
 # dm-flakey device: an ew array (2 mirrors, 4 MiB) is created, 1 MiB of
-# random data written, the array removed (clean: a checkpoint) and
-# created again (the older superblock stays valid in the other slot),
+# random data written, a checkpoint (the message), the array removed
+# (clean) and created again (the older superblock stays valid in the
+# other slot),
 # then `ewprobe write` (write + fdatasync of self-checksummed blocks,
 # its log on tmpfs), and a crash: every flakey device drops writes, the
 # array is removed (its shutdown writes are lost), so the journal holds
@@ -103,6 +104,7 @@ dd if=/dev/urandom of="$w/data" bs=1M count=1 status=none
 setup() {
 	dmsetup create ew --table "$t" || return 1
 	dd if="$w/data" of=/dev/mapper/ew bs=1M seek=1 oflag=direct conv=fsync status=none || return 1
+	dmsetup message ew 0 checkpoint || return 1
 	dmsetup remove ew || return 1
 	dmsetup create ew --table "$t" || return 1
 	ewprobe write --log "$w/probe.log" --count 40 --blocks 64 --seed 7 --force \

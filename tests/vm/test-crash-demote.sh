@@ -5,10 +5,10 @@
 # Demotion after an unclean stop is durable (issue 19, defects 2 and 3).
 # For raid10 and ddm (four members, mirrors 2, sync 2), each member an
 # ewfault device (tests/ewfault), the metadata on a dm-linear device:
-#  - 16 MiB written and flushed, the array suspended and resumed (a
-#    clean checkpoint, then "in use"), then a crash with nothing left to
-#    replay: the metadata device turns into dm-error and the array is
-#    removed (its clean checkpoint fails);
+#  - 16 MiB written and flushed, a checkpoint (the message), the array
+#    suspended and resumed (clean, then "in use"), then a crash with
+#    nothing left to replay: the metadata device turns into dm-error and
+#    the array is removed (its clean shutdown fails);
 #  - created again: "unclean shutdown, replayed 0", and every written
 #    block demoted to one replica (demoted > 0): raid10 because a home
 #    may hold an interrupted write, ddm because a home copy or a home
@@ -56,7 +56,8 @@ for layout in raid10 ddm; do
 	check "$t: 16 MiB written and flushed" \
 		dd if=/dev/urandom of=$A bs=1M count=16 oflag=direct conv=fsync status=none
 	sum=$(dd if=$A bs=1M count=16 iflag=direct status=none | sha256sum)
-	check "$t: suspend, resume" eval 'dmsetup suspend $DEV && dmsetup resume $DEV'
+	check "$t: checkpoint, suspend, resume" \
+		eval 'dmsetup message $DEV 0 checkpoint && dmsetup suspend $DEV && dmsetup resume $DEV'
 	# the crash: nothing reaches the metadata any more, then the stop
 	meta_as error
 	dmsetup remove $DEV 2>/dev/null
