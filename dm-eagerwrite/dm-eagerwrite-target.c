@@ -936,7 +936,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 	u64 fallbacks;
 	u32 pages_used, pages_nr, copy_used, copy_nr, mc_nr, mc_live;
 	char mstates[EW_META_MAX_COPIES + 1];
-	u64 mc_repairs, jwaits;
+	u64 mc_repairs, jwaits, lead;
 	const char *rb_state;
 	struct ew_md_stats st;
 	unsigned long flags;
@@ -971,6 +971,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		ew_md_stats(a->md, &st);
 		resync = ew_resync_done(a);
 		jwaits = a->journal_waits;
+		lead = a->lead_ns;
 		spin_unlock_irqrestore(&a->lock, flags);
 		/* metadata copies: A written, D stale (no longer written) */
 		for (i = 0; i < mc_nr && i < EW_META_MAX_COPIES; i++)
@@ -1004,6 +1005,7 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" %s %llu", mstates, mc_repairs);
 			DMEMIT(" %llu", jwaits);
 			DMEMIT(" %llu/%llu", st.ckpt_done, st.ckpt_total);
+			DMEMIT(" %llu", lead);
 		} else {
 			DMEMIT_TARGET_NAME_VERSION(ti->type);
 			DMEMIT(",layout=%s,disks=%u,mirrors=%u,dilution=%s,sync=%u",

@@ -271,7 +271,7 @@ if run 2 "$ewctl" debug-mkmeta --copies 2 --copy 1 --stale 1 "$tmp/t-c0" "$tmp/t
 else nok "debug-mkmeta: a copy marked stale by itself is a usage error" "$err"; fi
 
 # --- status --input ---------------------------------------------------------------
-st="vol: 0 1024 eagerwrite ew 4 2 2 1.00 100 AADR 3 10 20 40 5 30 2 12345 ok 7 6 1 50/100 1 2 3 4 5 10/40 running 8 17/1024 6 3/64 AD 7 5 96/439 99"
+st="vol: 0 1024 eagerwrite ew 4 2 2 1.00 100 AADR 3 10 20 40 5 30 2 12345 ok 7 6 1 50/100 1 2 3 4 5 10/40 running 8 17/1024 6 3/64 AD 7 5 96/439 255000 99"
 if run 0 "$ewctl" status --json --input - <<<"$st" &&
 		[ "$(jq -r '.[0].name' <<<"$out")" = vol ] &&
 		[ "$(jq -r '.[0].member_states' <<<"$out")" = AADR ] &&
@@ -285,20 +285,22 @@ if run 0 "$ewctl" status --json --input - <<<"$st" &&
 		[ "$(jq -r '.[0].metadata_repairs' <<<"$out")" = 7 ] &&
 		[ "$(jq -r '.[0].journal_waits' <<<"$out")" = 5 ] &&
 		[ "$(jq -c '.[0].checkpoint_progress' <<<"$out")" = '{"done":96,"total":439}' ] &&
-		[ "$(jq -r '.[0].field_36' <<<"$out")" = 99 ]; then
-	ok "status --input --json: every field named, a later field as field_36"
-else nok "status --input --json: every field named, a later field as field_36" "$out" "$err"; fi
+		[ "$(jq -r '.[0].placement_lead_ns' <<<"$out")" = 255000 ] &&
+		[ "$(jq -r '.[0].field_37' <<<"$out")" = 99 ]; then
+	ok "status --input --json: every field named, a later field as field_37"
+else nok "status --input --json: every field named, a later field as field_37" "$out" "$err"; fi
 if run 0 "$ewctl" status --input - <<<"$st" && grep -q "Members : 4: 2 alive, 1 failed or missing, 1 rebuilding" <<<"$out" &&
 		grep -q "Rebuild : running, 10/40 blocks (25.0%)" <<<"$out" &&
 		grep -q "Delayed : 3 replicas pending; pages 17/1024 in use, 6 fell back to read-back copies" <<<"$out" &&
 		grep -q "Journal copies : 3/64 slots in use" <<<"$out" &&
 		grep -q "Metadata copies: AD (2 copies, 1 stale), 7 blocks read from another copy" <<<"$out" &&
 		grep -q "Checkpoint : 96/439 map blocks written$" <<<"$out" &&
+		grep -q "Predictor : mean error 12345 ns, placement lead 255000 ns$" <<<"$out" &&
 		grep -q "Metadata mode : ok, journal seq 7, 6 commits, 1 checkpoints, 5 journal waits$" <<<"$out"; then
 	ok "status --input: text counts member states, rebuild progress, delayed pages"
 else nok "status --input: text counts member states, rebuild progress, delayed pages" "$out"; fi
 # a line from before fields 29-30 still parses, without the pages
-old=${st% 17/1024 6 3/64 AD 7 5 96/439 99}
+old=${st% 17/1024 6 3/64 AD 7 5 96/439 255000 99}
 if run 0 "$ewctl" status --input - <<<"$old" && grep -q "Delayed : 3 replicas pending$" <<<"$out" &&
 		run 0 "$ewctl" status --json --input - <<<"$old" &&
 		[ "$(jq -r '.[0].delay_pages' <<<"$out")" = null ]; then

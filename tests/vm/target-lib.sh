@@ -106,17 +106,18 @@ table_round_trip() {	# reload what dmsetup table prints: same table
 # <write_errors> <repairs> <owed> <lost> <rebuild done/total>
 # <rebuild state> <rebuild MiB/s> <delay pages used/pool> <delay
 # fallbacks> <copy slots used/total> <metadata copies> <metadata
-# repairs> <journal waits> <checkpoint done/total>, after "start len
-# target".
+# repairs> <journal waits> <checkpoint done/total> <placement lead ns>,
+# after "start len target".
 status_sane() {
 	local dev=$1 layout=$2 s
 	s=$(dmsetup status "$dev") || return 1
 	# shellcheck disable=SC2086
 	set -- $s
-	if [ $# -ne 38 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
+	if [ $# -ne 39 ] || [ "$4" != "$layout" ] || [ "$5" != "$EW_NR_DISKS" ] ||
 		[ "${#10}" != "$EW_NR_DISKS" ] || [ -n "$(printf '%s' "${10}" | tr -d A)" ] ||
 		[ "${19}" != ok ] || ! [[ "${23}" =~ ^[0-9]+/[0-9]+$ ]] ||
-		! [[ "${37}" =~ ^[0-9]+$ ]] || ! [[ "${38}" =~ ^[0-9]+/[0-9]+$ ]]; then
+		! [[ "${37}" =~ ^[0-9]+$ ]] || ! [[ "${38}" =~ ^[0-9]+/[0-9]+$ ]] ||
+		! [[ "${39}" =~ ^[0-9]+$ ]]; then
 		note "status: $s"
 		return 1
 	fi

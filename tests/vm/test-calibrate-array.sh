@@ -105,6 +105,7 @@ measure() {
 		--force $A >"/tmp/ca-$1.json" 2>/tmp/ca.err ||
 		note "ewprobe ($1): $(head -c 200 /tmp/ca.err)"
 	eval "err_$1=\$(status_field $DEV 15)"
+	eval "lead_$1=\$(status_field $DEV 36)"
 	eval "rate_$1=\$(json_num /tmp/ca-$1.json ops_per_sec)"
 }
 measure before
@@ -134,6 +135,10 @@ done
 measure after
 # shellcheck disable=SC2154 # set by measure
 note "after: predictor error $err_after ns, same-block $rate_after/s"
+# shellcheck disable=SC2154 # set by measure
+check "placement lead (field 36) within its cap, a quarter turn ($lead_before, then $lead_after ns)" \
+	awk -v b="${lead_before:-x}" -v a="${lead_after:-x}" -v r=$ROT \
+	'BEGIN { exit !(b ~ /^[0-9]+$/ && a ~ /^[0-9]+$/ && b <= r / 4 && a <= r / 4) }'
 if [ "$exact" = 1 ]; then
 	check "predictor error at most a quarter of before's ($err_after <= $err_before / 4)" \
 		awk -v a="${err_after:-x}" -v b="${err_before:-x}" \

@@ -50,8 +50,8 @@ for c in "ew 2" "ddm 2" "ew 1"; do
 	T=$(ewctl table --layout "$layout" --sync "$sync" --len $((MIB * 4))M \
 		--metadata "$M" "${A[@]}" 2>/dev/null)
 	check "$name: create" dmsetup create $DEV --table "$T" || continue
-	check "$name: status has 35 fields, journal waits 0, no checkpoint" \
-		eval '[ "$(dmsetup status $DEV | wc -w)" = 38 ] && [ "$(jwaits)" = 0 ] && [ "$(status_field $DEV 35)" = 0/0 ]'
+	check "$name: status has 36 fields, journal waits 0, no checkpoint" \
+		eval '[ "$(dmsetup status $DEV | wc -w)" = 39 ] && [ "$(jwaits)" = 0 ] && [ "$(status_field $DEV 35)" = 0/0 ]'
 	c0=$(status_field $DEV 18)
 	check "$name: ${MIB} MiB written, no flush" \
 		dd if=/tmp/data of=/dev/mapper/$DEV bs=1M oflag=direct \

@@ -109,8 +109,8 @@ for layout in ew raid10; do
 	klog_mark
 	check "$layout: create with a metadata mirror" \
 		dmsetup create $DEV --table "$T2"
-	check "$layout: status has 35 fields" \
-		eval '[ "$(dmsetup status $DEV | wc -w)" = 38 ]'
+	check "$layout: status has 36 fields" \
+		eval '[ "$(dmsetup status $DEV | wc -w)" = 39 ]'
 	check "$layout: both copies written (AA)" copies_are AA
 	check "$layout: TABLE reloads exactly" table_round_trip $DEV
 	check "$layout: generations written" gen_write $DEV 400 1

@@ -70,7 +70,7 @@ check "ewctl check agrees: consistent, clean" \
 	sh -c "ewctl check $M ${A[*]} | grep -q 'shutdown: clean' && ewctl check --quiet $M ${A[*]}"
 check "create again: same table loads" dmsetup create $DEV --table "$TA"
 check "create again: the data survived" same_pat /tmp/pa
-check "create again: status fields" sh -c "[ \$(dmsetup status $DEV | wc -w) = 38 ]"
+check "create again: status fields" sh -c "[ \$(dmsetup status $DEV | wc -w) = 39 ]"
 check "remove again" dmsetup remove $DEV
 
 # --- refused tables

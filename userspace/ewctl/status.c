@@ -25,6 +25,7 @@ static const char *const status_fields[] = {
 	"owed", "lost", "rebuild", "rebuild_state", "rebuild_rate",
 	"delay_pages", "delay_fallbacks", "copy_slots", "metadata_copies",
 	"metadata_repairs", "journal_waits", "checkpoint_progress",
+	"placement_lead_ns",
 };
 #define NR_NAMED	ARRAY_SIZE(status_fields)
 
@@ -262,7 +263,10 @@ static void print_text(const struct ewctl_status *a)
 		printf("        Errors : %s read, %s write, %s repairs, %s owed, %s lost\n",
 		       ewctl_status_field(a, F_RERR), ewctl_status_field(a, F_WERR), ewctl_status_field(a, F_REPAIRS),
 		       ewctl_status_field(a, F_OWED), ewctl_status_field(a, F_LOST));
-	printf("     Predictor : mean error %s ns\n", ewctl_status_field(a, F_PRED));
+	printf("     Predictor : mean error %s ns", ewctl_status_field(a, F_PRED));
+	if (ewctl_status_field(a, F_LEAD))
+		printf(", placement lead %s ns", ewctl_status_field(a, F_LEAD));
+	printf("\n");
 	printf("      Counters : %s reads, %s writes, %s foreground and %s background replica writes, %s eager, %s flushes\n",
 	       ewctl_status_field(a, F_READS), ewctl_status_field(a, F_WRITES), ewctl_status_field(a, F_FGW),
 	       ewctl_status_field(a, F_BGW), ewctl_status_field(a, F_EAGER), ewctl_status_field(a, F_FLUSHES));
