@@ -375,6 +375,14 @@ unwrap_partners() {
 		dmsetup remove "$p" || return 1
 	done
 }
+# The table of a dm-delay device over the harness's metadata disk, its
+# writes and flushes delayed MS ms (reads not): a slow metadata disk.
+meta_delay_table() {	# meta_delay_table MS
+	local n
+	n=$(blockdev --getsz "$EW_META") || return 1
+	echo "0 $n delay $EW_META 0 0 $EW_META 0 $1 $EW_META 0 $1"
+}
+
 wait_drained() {	# wait_drained DEV SECONDS: pending (field 8) reaches 0
 	local _
 	for _ in $(seq "$2"); do

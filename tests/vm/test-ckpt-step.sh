@@ -61,11 +61,8 @@ klog_mark
 set -- $EW_DISKS
 wipe_array || { notok "wipe"; finish; }
 msz=$(blockdev --getsz "$EW_META")
-delay_table() {	# the metadata device, writes and flushes delayed $1 ms
-	echo "0 $msz delay $EW_META 0 0 $EW_META 0 $1 $EW_META 0 $1"
-}
 check "dm-delay on the metadata device ($DELAY_MS ms a write)" \
-	dmsetup create ewckmeta --table "$(delay_table "$DELAY_MS")"
+	dmsetup create ewckmeta --table "$(meta_delay_table "$DELAY_MS")"
 table=$(ewctl table --layout ew --sync 2 --len $LEN --metadata $MD "$1" "$2")
 check "ewctl table" [ -n "$table" ]
 check "create a $LEN ew array, metadata behind the delay" \

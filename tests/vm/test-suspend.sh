@@ -47,7 +47,7 @@ set -- $EW_DISKS
 msz=$(blockdev --getsz "$EW_META")
 meta_as() {	# meta_as delay|error
 	local t="0 $msz error"
-	[ "$1" = delay ] && t="0 $msz delay $EW_META 0 0 $EW_META 0 $DELAY_MS $EW_META 0 $DELAY_MS"
+	[ "$1" = delay ] && t=$(meta_delay_table "$DELAY_MS")
 	if dmsetup info ewsumeta >/dev/null 2>&1; then
 		dmsetup suspend ewsumeta && dmsetup reload ewsumeta --table "$t" &&
 			dmsetup resume ewsumeta
