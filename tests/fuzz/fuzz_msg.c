@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	switch (m.op) {
 	case EW_MSG_RESET_COUNTERS:
+	case EW_MSG_CHECKPOINT:
 		FUZZ_CHECK(argc == 1);
 		break;
 	case EW_MSG_DISK_PARAM:
