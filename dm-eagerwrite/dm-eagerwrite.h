@@ -120,8 +120,9 @@
  * commit covering every write completed before them (resp. their own
  * record) is durable.  When the journal is half full the commit worker
  * also writes a checkpoint, a step after each commit (the bios that
- * commit covers complete first).  postsuspend checkpoints and marks the
- * superblock clean; preresume marks it in use.  A metadata I/O error
+ * commit covers complete first).  postsuspend commits and marks the
+ * superblock clean (ew_md_shutdown(): the whole map only when a
+ * checkpoint is owed); preresume marks it in use.  A metadata I/O error
  * makes the array read-only: writes, discards and flushes fail, reads
  * go on.  Loading formats an all-zero metadata device or recovers the
  * map from it; see Documentation/eagerwrite.rst and on-disk-format.rst.

@@ -361,6 +361,42 @@ bool ew_geom_is_home(const struct ew_geom *g, u32 disk, u64 pblock)
 	}
 }
 
+u64 ew_geom_home_run(const struct ew_geom *g, u32 disk, u64 pblock,
+		     u64 *count)
+{
+	u64 end = g->region_blocks, first = end;
+	u32 off;
+
+	*count = 0;
+	if (disk >= g->p.nr_disks || pblock >= end)
+		return end;
+	switch (g->p.layout) {
+	case EW_LAYOUT_RAID10:
+		first = pblock;
+		*count = end - first;
+		break;
+	case EW_LAYOUT_DDM:
+		div_u64_rem(pblock, g->unit_blocks, &off);
+		if (off < g->chunk_blocks) {
+			first = pblock;
+			*count = g->chunk_blocks - off;
+		} else {
+			first = pblock - off + g->unit_blocks;
+			*count = g->chunk_blocks;
+		}
+		if (first >= end) {
+			first = end;
+			*count = 0;
+		} else if (*count > end - first) {
+			*count = end - first;
+		}
+		break;
+	default:
+		break;
+	}
+	return first;
+}
+
 u32 ew_geom_stripe_x100(const struct ew_geom *g)
 {
 	u64 ds;

@@ -113,6 +113,15 @@ u32 ew_geom_map(const struct ew_geom *g, u64 lblock, struct ew_replica *r);
 /* Is pblock on disk a fixed home (ddm, raid10)? Never true for ew. */
 bool ew_geom_is_home(const struct ew_geom *g, u32 disk, u64 pblock);
 /*
+ * The first home on disk at or after pblock, and in *count the run of
+ * homes that starts there (every block of [result, result + *count) is
+ * a home, the block after it is not or is past the region); the region's
+ * size and *count 0 when there is none.  Walks a member's homes a run at
+ * a time (the constructor marks them used in the free map).
+ */
+u64 ew_geom_home_run(const struct ew_geom *g, u32 disk, u64 pblock,
+		     u64 *count);
+/*
  * The paper's Ds * 100 for this length: disk_blocks * 100 / region_blocks
  * (each member uses 1/Ds of its blocks).  For ew it is N / (Dd * Dm)
  * when len is one member's size (the paper's setup) and 1 at capacity;

@@ -150,6 +150,33 @@ static void ew_geom_capacity_case(struct kunit *test)
  * Maps every block of a volume of len blocks and checks the layout's
  * invariants; homes[] is a bitmap of region_blocks bits per disk.
  */
+/*
+ * ew_geom_home_run() walks exactly the blocks ew_geom_is_home() calls
+ * homes on disk k, a run at a time.
+ */
+static void ew_geom_check_home_runs(struct kunit *test,
+				    const struct ew_geom *g, u32 k)
+{
+	u64 at = 0, first, cnt, x;
+
+	for (;;) {
+		first = ew_geom_home_run(g, k, at, &cnt);
+		KUNIT_ASSERT_GE(test, first, at);
+		for (x = at; x < first && x < g->region_blocks; x++)
+			KUNIT_ASSERT_FALSE_MSG(test, ew_geom_is_home(g, k, x),
+					       "disk %u block %llu", k, x);
+		if (!cnt) {
+			KUNIT_ASSERT_EQ(test, first, g->region_blocks);
+			return;
+		}
+		for (x = first; x < first + cnt; x++)
+			KUNIT_ASSERT_TRUE_MSG(test, ew_geom_is_home(g, k, x),
+					      "disk %u block %llu", k, x);
+		KUNIT_ASSERT_FALSE(test, ew_geom_is_home(g, k, first + cnt));
+		at = first + cnt;
+	}
+}
+
 static void ew_geom_check_map(struct kunit *test, const struct ew_shape *s,
 			      u64 len)
 {
@@ -282,6 +309,7 @@ static void ew_geom_check_map(struct kunit *test, const struct ew_shape *s,
 			KUNIT_ASSERT_EQ_MSG(test, marked, expect,
 					    "disk %u block %llu", k, b);
 		}
+		ew_geom_check_home_runs(test, &g, k);
 	}
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # What a suspend, a remove and a create cost against a whole checkpoint,
 # with the metadata on an emulated rotating disk.  An ew array (mirrors
-# 2, dilution 2, sync 2) over the 8 member disks vm-run gives (sparse,
+# 2, dilution 2, sync 2; LAYOUT ddm or raid10 for those, their default
+# options, sync 2) over the 8 member disks vm-run gives (sparse,
 # 4 GiB each: an 8 GiB volume, a map of about 4,700 metadata blocks),
 # its metadata on an hddsim disk of 96 MiB (10,000 RPM, the default
 # Cheetah model) over a RAM disk.  ROUNDS times: 4 MiB written and
@@ -11,13 +12,14 @@
 # and a create after a checkpoint and a remove (nothing to replay).
 # Figures, not a test.  Run by
 #   scripts/vm-run --icount --disks 8 --disk-size 4G --mem 1536 \
-#       --timeout 900 -- scripts/vm/bench-suspend.sh [ROUNDS]
+#       --timeout 900 -- scripts/vm/bench-suspend.sh [ROUNDS [LAYOUT]]
 # (needs tests/hddsim/hddsim.ko: make -C tests/hddsim).  ROUNDS default
-# 3.  Documentation/benchmarks.rst, "Suspend without a checkpoint".
+# 3, LAYOUT ew.  Documentation/benchmarks.rst, "Suspend without a checkpoint".
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 rounds=${1:-3}
+layout=${2:-ew}
 # shellcheck source=tests/vm/target-lib.sh
 . "${EW_TESTS:-/ew/tests}/vm/target-lib.sh"
 # shellcheck source=tests/vm/hddsim-lib.sh
@@ -26,11 +28,11 @@ ROT=5973121 MIB=96
 load_target || { echo "# no dm-eagerwrite"; exit 1; }
 hddsim_disks 1 1 $MIB 1 $ROT || exit 1
 # shellcheck disable=SC2086 # the member devices
-table=$(ewctl table --layout ew --sync 2 --metadata /dev/mapper/hdd0 $EW_DISKS) || exit 1
+table=$(ewctl table --layout "$layout" --sync 2 --metadata /dev/mapper/hdd0 $EW_DISKS) || exit 1
 dmsetup create ew --table "$table" || exit 1
 len=$(blockdev --getsize64 /dev/mapper/ew)
 ckb=$(ewctl dump --json /dev/mapper/hdd0 | jq -r .ckpt_blocks)
-echo "# suspend bench: ew over $EW_NR_DISKS members, $((len >> 20)) MiB, checkpoint $ckb metadata blocks, metadata on hddsim ($MIB MiB, rotation $ROT ns), icount shift: ${EW_ICOUNT:-none}"
+echo "# suspend bench: $layout over $EW_NR_DISKS members, $((len >> 20)) MiB, checkpoint $ckb metadata blocks, metadata on hddsim ($MIB MiB, rotation $ROT ns), icount shift: ${EW_ICOUNT:-none}"
 dd if=/dev/urandom of=/dev/mapper/ew bs=1M count=32 oflag=direct conv=fsync status=none || exit 1
 # the first checkpoint of the map (a fresh array has none yet)
 dmsetup message ew 0 checkpoint || exit 1

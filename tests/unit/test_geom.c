@@ -147,6 +147,39 @@ static void check_shape(const struct ew_geom_params *p, u64 len)
 		}
 		/* never a home past the region or on the wrong layout */
 		assert_false(ew_geom_is_home(&g, k, g.region_blocks));
+		/* the runs are exactly the homes, from any start */
+		{
+			u64 at = 0, prev = 0, first, cnt, sum = 0, x;
+
+			for (;;) {
+				first = ew_geom_home_run(&g, k, at, &cnt);
+				for (x = prev; x < first &&
+				     x < g.region_blocks; x++)
+					assert_false(ew_geom_is_home(&g, k, x));
+				if (!cnt) {
+					assert_int_equal(first,
+							 g.region_blocks);
+					break;
+				}
+				assert_true(first >= at);
+				for (x = first; x < first + cnt; x++)
+					assert_true(ew_geom_is_home(&g, k, x));
+				assert_false(ew_geom_is_home(&g, k,
+							     first + cnt));
+				sum += cnt;
+				/* from inside the run: the rest of it */
+				if (cnt > 1) {
+					assert_int_equal(ew_geom_home_run(&g, k,
+									  first + 1,
+									  &x),
+							 first + 1);
+					assert_int_equal(x, cnt - 1);
+				}
+				at = first + cnt;
+				prev = at;
+			}
+			assert_int_equal(sum, hs);
+		}
 		switch (p->layout) {
 		case EW_LAYOUT_EW:
 			assert_int_equal(hs, 0);

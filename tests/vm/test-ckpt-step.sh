@@ -47,7 +47,7 @@ SECONDS_RUN=${SECONDS_RUN:-24}
 # the debug kernel commits more slowly: longer, for the same checkpoints
 case $(uname -r) in *-ewdebug) SECONDS_RUN=$((SECONDS_RUN * 2)) ;; esac
 LEN=1536M
-CKPT_IO=64	# map blocks a checkpoint write (EW_MD_CKPT_IOBLOCKS)
+CKPT_IO=256	# map blocks a checkpoint write (EW_MD_BULK_BLOCKS)
 DEV=ewck
 A=/dev/mapper/$DEV
 MD=/dev/mapper/ewckmeta
