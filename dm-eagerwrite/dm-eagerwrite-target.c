@@ -335,10 +335,16 @@ static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 			p = ew_map_pblock(&a->map, l, r);
 			if (p == EW_MAP_NONE || p == home[r])
 				continue;
-			/* ew_meta_map_check() said it is referenced once */
-			ew_freemap_alloc(&a->m[rep[r].disk].fm, p);
+			/*
+			 * ew_meta_map_check() said it is referenced once; the
+			 * bit alone, the counts from the bitmap below
+			 */
+			ew_freemap_mark_used(&a->m[rep[r].disk].fm, p);
 		}
 	}
+	for (p = 0; p < a->nr; p++)
+		if (a->m[p].has_fm)
+			ew_freemap_recount(&a->m[p].fm);
 	return demoted;
 }
 

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/crc32c.h>
+#include <linux/bitops.h>
 
 /* Large per-disk tables: kvzalloc may fall back to vmalloc. */
 #define ew_zalloc(size)		kvzalloc((size), GFP_KERNEL)

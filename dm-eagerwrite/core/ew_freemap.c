@@ -230,6 +230,59 @@ int ew_freemap_alloc(struct ew_freemap *fm, u64 block)
 	return 0;
 }
 
+int ew_freemap_mark_used(struct ew_freemap *fm, u64 block)
+{
+	u64 *w, bit;
+
+	if (block >= fm->nr_blocks)
+		return -ERANGE;
+	w = &fm->used[block / BITS_PER_WORD];
+	bit = 1ULL << (block % BITS_PER_WORD);
+	if (*w & bit)
+		return -EBUSY;
+	*w |= bit;
+	return 0;
+}
+
+/* Used blocks in [from, to), a word at a time. */
+static u64 count_used(const struct ew_freemap *fm, u64 from, u64 to)
+{
+	u64 n = 0, word;
+	u32 lo, hi;
+
+	while (from < to) {
+		lo = from % BITS_PER_WORD;
+		hi = (to - (from - lo) >= BITS_PER_WORD) ? BITS_PER_WORD :
+		     (u32)(to - (from - lo));
+		word = fm->used[from / BITS_PER_WORD] >> lo;
+		if (hi - lo < BITS_PER_WORD)
+			word &= ~(~0ULL << (hi - lo));
+		n += hweight64(word);
+		from += hi - lo;
+	}
+	return n;
+}
+
+void ew_freemap_recount(struct ew_freemap *fm)
+{
+	u64 first, used;
+	u32 t, n, cyl;
+
+	memset(fm->cyl_free, 0, (size_t)fm->nr_cyls * sizeof(u32));
+	memset(fm->group_free, 0, (size_t)fm->nr_groups * sizeof(u32));
+	fm->nr_free = 0;
+	for (t = 0; t < fm->nr_tracks; t++) {
+		n = ew_freemap_track_blocks(fm, t, &first);
+		used = count_used(fm, first, first + n);
+		n -= (u32)used;
+		cyl = t / fm->disk->p.heads;
+		fm->track_free[t] = (u16)n;
+		fm->cyl_free[cyl] += n;
+		fm->group_free[cyl / EW_FM_GROUP] += n;
+		fm->nr_free += n;
+	}
+}
+
 int ew_freemap_free(struct ew_freemap *fm, u64 block)
 {
 	if (block >= fm->nr_blocks)

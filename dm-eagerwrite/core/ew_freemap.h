@@ -57,6 +57,17 @@ int ew_freemap_alloc_range(struct ew_freemap *fm, u64 first, u64 count);
 /* Mark [first, first + count) free: all or nothing; -EINVAL, -ERANGE. */
 int ew_freemap_free_range(struct ew_freemap *fm, u64 first, u64 count);
 
+/*
+ * Building a map from a list of used blocks (the constructor, from the
+ * loaded map): ew_freemap_mark_used() sets a block's bit only (-EBUSY,
+ * -ERANGE as ew_freemap_alloc()), without the per-track lookup that
+ * keeps the counts, and ew_freemap_recount() then derives every count
+ * from the bitmap in one pass over the tracks.  Between the two the
+ * counts are stale: nothing may search the map.
+ */
+int ew_freemap_mark_used(struct ew_freemap *fm, u64 block);
+void ew_freemap_recount(struct ew_freemap *fm);
+
 /* Track a block belongs to (track of its first sector). */
 u32 ew_freemap_block_track(const struct ew_freemap *fm, u64 block);
 /* Blocks of a track: [*first, *first + return value). */

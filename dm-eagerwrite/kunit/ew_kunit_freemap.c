@@ -248,6 +248,35 @@ static void ew_freemap_ranges(struct kunit *test)
 	ew_fm_compare(test, f);
 }
 
+/*
+ * Built in bulk (ew_freemap_mark_used(), then ew_freemap_recount(), the
+ * constructor's way) over a range taken the ordinary way: the model's
+ * counts, and the ordinary operations go on from there.
+ */
+static void ew_freemap_bulk(struct kunit *test)
+{
+	struct ew_fm_fixture *f = ew_fm_setup(test, false, 8, 400);
+	u64 b;
+
+	KUNIT_ASSERT_EQ(test, ew_freemap_alloc_range(&f->fm, 10, 30), 0);
+	for (b = 10; b < 40; b++)
+		f->used[b] = true;
+	for (b = 0; b < 400; b += 3) {
+		KUNIT_EXPECT_EQ_MSG(test, ew_freemap_mark_used(&f->fm, b),
+				    f->used[b] ? -EBUSY : 0, "block %llu", b);
+		f->used[b] = true;
+	}
+	KUNIT_EXPECT_EQ(test, ew_freemap_mark_used(&f->fm, 3), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ew_freemap_mark_used(&f->fm, 400), -ERANGE);
+	ew_freemap_recount(&f->fm);
+	ew_fm_compare(test, f);
+	KUNIT_EXPECT_EQ(test, ew_freemap_free(&f->fm, 3), 0);
+	f->used[3] = false;
+	KUNIT_EXPECT_EQ(test, ew_freemap_alloc(&f->fm, 4), 0);
+	f->used[4] = true;
+	ew_fm_compare(test, f);
+}
+
 static void ew_freemap_next_cyl_groups(struct kunit *test)
 {
 	struct ew_fm_fixture *f = ew_fm_setup(test, true, 8, 600);
@@ -368,6 +397,7 @@ static struct kunit_case ew_freemap_cases[] = {
 	KUNIT_CASE(ew_freemap_new),
 	KUNIT_CASE(ew_freemap_alloc_free),
 	KUNIT_CASE(ew_freemap_ranges),
+	KUNIT_CASE(ew_freemap_bulk),
 	KUNIT_CASE(ew_freemap_next_cyl_groups),
 	KUNIT_CASE_PARAM(ew_freemap_random, ew_fm_random_gen_params),
 	KUNIT_CASE(ew_freemap_memory),

@@ -206,6 +206,61 @@ static void random_ops(bool toy, u64 sectors, u32 bs, u64 nr_blocks,
 	ew_freemap_destroy(&fm);
 }
 
+/*
+ * A map built in bulk (ew_freemap_mark_used(), ew_freemap_recount(), as
+ * the constructor builds it from the loaded map) over ranges taken the
+ * ordinary way: every count as the naive model's, and searchable after.
+ */
+static void bulk_build(bool toy, u64 sectors, u32 bs, u64 nr_blocks,
+		       u32 permille, u64 seed)
+{
+	struct ew_disk d;
+	struct ew_freemap fm;
+	struct naive m;
+	u64 b, i;
+
+	disk_of(&d, toy, sectors);
+	assert_int_equal(ew_freemap_init(&fm, &d, bs, nr_blocks), 0);
+	m.n = nr_blocks;
+	m.used = calloc(nr_blocks, sizeof(bool));
+	assert_non_null(m.used);
+	/* a range first, its counts kept by alloc_range */
+	assert_int_equal(ew_freemap_alloc_range(&fm, 0, nr_blocks / 8), 0);
+	for (i = 0; i < nr_blocks / 8; i++)
+		m.used[i] = true;
+	for (b = 0; b < nr_blocks; b++) {
+		if (ew_test_below(&seed, 1000) >= permille)
+			continue;
+		assert_int_equal(ew_freemap_mark_used(&fm, b),
+				 m.used[b] ? -EBUSY : 0);
+		m.used[b] = true;
+		assert_int_equal(ew_freemap_mark_used(&fm, b), -EBUSY);
+	}
+	assert_int_equal(ew_freemap_mark_used(&fm, nr_blocks), -ERANGE);
+	ew_freemap_recount(&fm);
+	check_counts(&fm, &m);
+	/* the ordinary operations go on from the recounted state */
+	for (b = 0; b < nr_blocks; b += 7) {
+		if (m.used[b])
+			assert_int_equal(ew_freemap_free(&fm, b), 0);
+		else
+			assert_int_equal(ew_freemap_alloc(&fm, b), 0);
+		m.used[b] = !m.used[b];
+	}
+	check_counts(&fm, &m);
+	free(m.used);
+	ew_freemap_destroy(&fm);
+}
+
+static void test_bulk_build(void **state)
+{
+	(void)state;
+	bulk_build(true, EW_TOY_SECTORS, 1, 160, 500, 21);
+	bulk_build(true, EW_TOY_SECTORS, 3, 53, 300, 22);
+	bulk_build(false, 1 << 21, 8, 8192 * 2, 400, 23);
+	bulk_build(false, 131072, 8, 16384, 1000, 24);
+}
+
 static void test_random_toy_bs1(void **state)
 {
 	(void)state;
@@ -396,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_random_toy_bs3),
 		cmocka_unit_test(test_random_cheetah),
 		cmocka_unit_test(test_random_cheetah_full),
+		cmocka_unit_test(test_bulk_build),
 		cmocka_unit_test(test_find_free_edges),
 		cmocka_unit_test(test_range_all_or_nothing),
 		cmocka_unit_test(test_next_cyl),

@@ -41,6 +41,12 @@ typedef int64_t s64;
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define fallthrough		__attribute__((__fallthrough__))
 
+/* Set bits of a word (the kernel's is <linux/bitops.h>'s). */
+static inline unsigned int hweight64(u64 w)
+{
+	return (unsigned int)__builtin_popcountll(w);
+}
+
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
