@@ -97,8 +97,22 @@ check "examine: a damaged label is reported damaged (exit 1)" \
 check "examine: no device is a usage error (2)" run 2 ewctl examine
 
 # --- assemble ----------------------------------------------------------------
+# two members rotational, two not (the queue attribute is writable): the
+# calibration hint counts the two
+rotq() {	# rotq DEV: its queue's rotational attribute file
+	echo "/sys/dev/block/$(devno "$1")/queue/rotational"
+}
+rot_saved=()
+for i in 0 1 2 3; do rot_saved[i]=$(cat "$(rotq "${A[$i]}")" 2>/dev/null); done
+rot_set() {	# rot_set V0 V1 V2 V3
+	local i=0 v
+	for v in "$@"; do echo "$v" >"$(rotq "${A[$i]}")" || return 1; i=$((i + 1)); done
+}
+check "members 1 and 3 rotational, 0 and 2 not (sysfs)" rot_set 0 1 0 1
 check "assemble: members in shuffled order, metadata in the middle" \
 	run 0 ewctl assemble ewa "${A[3]}" "${A[1]}" "$M" "${A[0]}" "${A[2]}"
+check "assemble: says 2 members are rotational and names the calibration" \
+	eval 'grep -q "ewa: 2 members are rotational: .*ewctl calibrate --array ewa" "$err" || { note "stderr: $(cat "$err")"; false; }'
 want="$(devno "${A[0]}") $(devno "${A[1]}") $(devno "${A[2]}") $(devno "${A[3]}")"
 check "assemble: the table lists the members in index order" \
 	eval '[ "$(members_of ewa)" = "$want" ] || { note "got $(members_of ewa), want $want"; false; }'
@@ -106,6 +120,10 @@ check "assemble: the data written before is read back" \
 	eval '[ "$(dd if=/dev/mapper/ewa bs=1M count=4 iflag=direct status=none | sha256sum)" = "$sum" ]'
 check "assemble: a NAME that exists already is refused (1)" \
 	eval 'run 1 ewctl assemble ewa "${A[@]}" "$M" && grep -q "exists already" "$err"'
+check "no member rotational (sysfs)" rot_set 0 0 0 0
+check "assemble: no calibration hint without a rotational member" \
+	eval 'dmsetup remove ewa && run 0 ewctl assemble ewa "${A[@]}" "$M" && ! grep -q rotational "$err"'
+rot_set "${rot_saved[@]}" 2>/dev/null
 dmsetup remove ewa
 check "assemble: a member of another array is refused, nothing created" \
 	eval 'run 1 ewctl assemble ewa "${A[0]}" "${A[1]}" "${A[2]}" "${B[3]}" "$M" && grep -q "belongs to array $uuidb" "$err" && gone ewa'

@@ -17,8 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "ewctl_dev.h"
 #include "ewctl_meta.h"
 
 extern char **environ;
@@ -557,6 +560,32 @@ static void print_plan(const char *name, const u8 *uuid,
 	printf("]}\n");
 }
 
+/*
+ * The members of the plan the kernel calls rotational.  The target's
+ * head predictor starts from the core's default disk model (a Cheetah
+ * 9LP at phase 0) at every load and learns nothing by itself: a
+ * rotating member's eager writes wait for the platter until ewctl
+ * calibrate gives it the disk's period and phase.
+ */
+static unsigned int rotational_members(const struct plan *pl, u32 n)
+{
+	unsigned int rot = 0;
+	char majmin[32];
+	struct stat st;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!pl->dev[i] || pl->failed[i] || stat(pl->dev[i], &st) ||
+		    !S_ISBLK(st.st_mode))
+			continue;
+		snprintf(majmin, sizeof(majmin), "%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		if (ewctl_dev_rotational(majmin) == 1)
+			rot++;
+	}
+	return rot;
+}
+
 /* Plans and (unless dry) creates one array; EWCTL_OK or EWCTL_FAIL. */
 static int assemble_one(const struct scan *s, const char *name,
 			const u8 *uuid, bool degraded, bool force, bool dry,
@@ -565,6 +594,7 @@ static int assemble_one(const struct scan *s, const char *name,
 	static struct plan pl;
 	char *argv[] = { "dmsetup", "create", (char *)name, "--table",
 			 pl.table, NULL };
+	unsigned int rot;
 	char us[40];
 	int rc;
 
@@ -592,6 +622,11 @@ static int assemble_one(const struct scan *s, const char *name,
 		printf("ewctl: created /dev/mapper/%s: array %s, %u members, %u missing, %u failed%s\n",
 		       name, us, pl.src->sb.nr_disks, pl.missing, pl.failed_nr,
 		       pl.mirror ? ", metadata on 2 copies" : "");
+	rot = rotational_members(&pl, pl.src->sb.nr_disks);
+	if (rot)
+		fprintf(stderr, "%s: %s: %u member%s rotational: the head predictor uses the default disk model until calibrated (ewctl calibrate --array %s, or the unit eagerwrite-calibrate@.service)\n",
+			ewctl_prog, name, rot, rot == 1 ? " is" : "s are",
+			name);
 	return EWCTL_OK;
 }
 
