@@ -307,6 +307,9 @@ static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 	for (l = 0; l < a->map.nr_blocks; l++) {
 		if (!(l % 4096))
 			cond_resched();
+		/* nothing to demote or to take from a free map */
+		if (ew_map_empty(&a->map, l))
+			continue;
 		up = ew_map_uptodate(&a->map, l);
 		ew_replicas(a, l, rep, home);
 		if (demote && (up & (up - 1))) {

@@ -62,6 +62,24 @@ static inline u32 ew_map_gen(const struct ew_map *m, u64 lblock)
 	return m->gen[lblock];
 }
 
+/*
+ * Neither a current replica nor a physical block: nothing in the map to
+ * check or to take from a free map (a fresh array's blocks, most of a
+ * young one's).
+ */
+static inline bool ew_map_empty(const struct ew_map *m, u64 lblock)
+{
+	const u32 *p = &m->pblock[lblock * m->mirrors];
+	u32 r;
+
+	if (m->uptodate[lblock])
+		return false;
+	for (r = 0; r < m->mirrors; r++)
+		if (p[r] != EW_MAP_NONE)
+			return false;
+	return true;
+}
+
 /* Never written or discarded since: reads as zeros. */
 static inline bool ew_map_unwritten(const struct ew_map *m, u64 lblock)
 {

@@ -1152,6 +1152,8 @@ int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
 	if (!used)
 		return -ENOMEM;
 	for (l = 0; l < m->nr_blocks && !ret; l++) {
+		if (ew_map_empty(m, l))
+			continue;
 		ew_geom_map(g, l, rep);
 		for (r = 0; r < m->mirrors; r++) {
 			u32 p = ew_map_pblock(m, l, r);

@@ -19,9 +19,12 @@ static void ew_map_supersede(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, ew_map_init(&m, 4, 2), 0);
 	KUNIT_EXPECT_TRUE(test, ew_map_unwritten(&m, 3));
+	KUNIT_EXPECT_TRUE(test, ew_map_empty(&m, 3));
 	g1 = ew_map_begin_write(&m, 3);
 	KUNIT_EXPECT_EQ(test, ew_map_commit_write(&m, 3, g1, 0x1, newp, home,
 						  freed), 0);
+	KUNIT_EXPECT_FALSE(test, ew_map_empty(&m, 3));
+	KUNIT_EXPECT_TRUE(test, ew_map_empty(&m, 2));
 	g2 = ew_map_begin_write(&m, 3);
 	/* the delayed copy of g1 lands after g2 began: stale, freed */
 	KUNIT_EXPECT_EQ(test, ew_map_commit_copy(&m, 3, g1, 1, 40, N, &f), 0);
@@ -56,6 +59,8 @@ static void ew_map_homes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, freed[0], N);
 	KUNIT_EXPECT_EQ(test, freed[1], 200U);
 	KUNIT_EXPECT_TRUE(test, ew_map_unwritten(&m, 0));
+	/* the home stays mapped: unwritten, not empty */
+	KUNIT_EXPECT_FALSE(test, ew_map_empty(&m, 0));
 	ew_map_destroy(&m);
 }
 

@@ -23,6 +23,7 @@ static void test_init_unwritten(void **state)
 	assert_int_equal(ew_map_init(&m, 100, 3), 0);
 	for (l = 0; l < 100; l++) {
 		assert_true(ew_map_unwritten(&m, l));
+		assert_true(ew_map_empty(&m, l));
 		assert_int_equal(ew_map_pblock(&m, l, 2), N);
 	}
 	assert_int_equal(ew_map_bytes(100, 3), 100 * (12 + 4 + 1));
@@ -133,10 +134,13 @@ static void test_discard(void **state)
 	g = ew_map_begin_write(&m, 0);
 	assert_int_equal(ew_map_commit_write(&m, 0, g, 0x3, newp, home, freed),
 			 0);
+	assert_false(ew_map_empty(&m, 0));
 	assert_int_equal(ew_map_discard(&m, 0, home, freed), 1);
 	assert_int_equal(freed[0], N);
 	assert_int_equal(freed[1], 50);
 	assert_true(ew_map_unwritten(&m, 0));
+	/* the home stays mapped: unwritten, not empty */
+	assert_false(ew_map_empty(&m, 0));
 	/* a copy of the discarded generation never resurrects it */
 	assert_int_equal(ew_map_commit_copy(&m, 0, g, 1, 60, N, &f), 0);
 	assert_int_equal(f, 60);
