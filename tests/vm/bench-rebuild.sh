@@ -28,7 +28,11 @@
 #    and FILL_MIB (default 128) written sequentially.
 # 3. Member 1 fails.  Foreground latency before the rebuild: fio 4 KiB
 #    random reads, then random writes, at queue depth 1 (psync, direct),
-#    LAT_S (default 8) seconds each, over the filled region.
+#    LAT_S (default 8) seconds each, over the filled region; then the
+#    head predictor's mean error over those jobs and the placement lead
+#    (status fields 15, reset before the jobs, and 36).  On hddsim every member's predictor is given its disk's
+#    period and phase (disk_param, as ewctl calibrate --apply sends
+#    them; a replacement gets its own after the resume).
 # 4. The first spare replaces member 1 at rebuild_rate LAT_RATE (default
 #    4 MiB/s, so that the rebuild outlasts the jobs): the same two jobs
 #    during the rebuild (the rebuild state is printed after them:
@@ -111,9 +115,10 @@ hddsim)
 	insmod /ew/modules/hddsim.ko || { notok "hddsim.ko loaded (make -C tests/hddsim)"; finish; }
 	modprobe brd rd_nr=$NDEV rd_size=$((256 * 1024)) max_part=0 ||
 		{ notok "brd loaded"; finish; }
-	B=()
+	B=() PH=()
 	for i in $(seq 0 $((NDEV - 1))); do
-		dmsetup create "hdd$i" --table "0 $((256 * 2048)) hddsim /dev/ram$i 4 rotation_ns $rotation_ns phase_ns $(hddsim_phase "$seed" "$i" "$rotation_ns")" ||
+		PH[i]=$(hddsim_phase "$seed" "$i" "$rotation_ns")
+		dmsetup create "hdd$i" --table "0 $((256 * 2048)) hddsim /dev/ram$i 4 rotation_ns $rotation_ns phase_ns ${PH[i]}" ||
 			{ notok "hddsim disk $i"; finish; }
 		B+=("/dev/mapper/hdd$i")
 	done ;;
@@ -172,9 +177,21 @@ fail() {	# fail I: member I to dm-error, then failed
 				oflag=direct conv=notrunc status=none 2>/dev/null
 	done
 }
-replace() {	# replace I SPARE: the table with SPARE at member I, resumed
+# disk_param I BASE: on hddsim, member I's predictor gets base device
+# BASE's rotation and phase (hddsim's truth, what ewctl calibrate --apply
+# would learn; the bench-hddsim's "truth" mode): without them the
+# predictor guesses phase 0 and its eager writes wait for the platter.
+disk_param() {
+	[ "$kind" = hddsim ] || return 0
+	if ! { dmsetup message $DEV 0 disk_param "$1" rotation_ns "$rotation_ns" &&
+		dmsetup message $DEV 0 disk_param "$1" phase_ns "${PH[$2]}"; }; then
+		note "disk_param $1 (base $2) refused"
+	fi
+}
+replace() {	# replace I SPARE BASE: the table with SPARE (over BASE) at member I, resumed
 	table=${table/\/dev\/mapper\/ewm$1 /\/dev\/mapper\/$2 }
 	dmsetup reload $DEV --table "$table" && dmsetup resume $DEV
+	disk_param "$1" "$3"
 }
 # klog_time PATTERN: the kernel's timestamp (s) of the last line with it
 klog_time() {
@@ -205,6 +222,7 @@ result seqwrite_mibs "$sp1" "$sp2"
 table=$(ewctl table --layout "$layout" --sync 2 --metadata "$EW_META" \
 	/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3)
 dmsetup create $DEV --table "$table" || { notok "create"; finish; }
+for i in 0 1 2 3; do disk_param $i $i; done
 fio --name=fill --filename=/dev/mapper/$DEV --rw="$fill_rw" --bs=$fill_bs --size=${fill}M \
 	--randseed="$seed" --direct=1 --ioengine=libaio --iodepth=8 --eta=never >/dev/null 2>&1
 sync
@@ -213,16 +231,23 @@ bs=$(dmsetup table $DEV | grep -o 'block_size [0-9]*' | cut -d' ' -f2); bs=${bs:
 
 # 3. degraded, before the rebuild
 fail 1
+# field 15 from here: the QD1 jobs alone, not the fill's queued I/O
+dmsetup message $DEV 0 reset_counters
 r0=$(lat randread) w0=$(lat randwrite)
 note "latency before the rebuild (degraded), mean_us p99_us iops: reads $r0, writes $w0"
 result before_read "$r0"
 result before_write "$w0"
+# the head predictor's state after the QD1 jobs (status fields 15, the
+# mean error of their predictions, and 36)
+pe=$(status_field $DEV 15) pl=$(status_field $DEV 36)
+note "predictor mean error $pe ns, placement lead $pl ns"
+result predictor "$pe" "$pl"
 
 # 4. during a rebuild at LAT_RATE
 dmsetup message $DEV 0 rebuild_rate "$lat_rate"
 rate=$(status_field $DEV 28)
 bgd=$(status_field $DEV 12) td=$(now_s)
-replace 1 ewsp1
+replace 1 ewsp1 4
 r1=$(lat randread) st1=$(status_field $DEV 27) p1=$(status_field $DEV 26)
 w1=$(lat randwrite) st2=$(status_field $DEV 27) p2=$(status_field $DEV 26)
 dmibs=$(mibs_since "$bgd" "$td")
@@ -242,7 +267,7 @@ wait_idle || note "rebuild 1 not idle: $(dmsetup status $DEV)"
 fail 2
 dmsetup message $DEV 0 rebuild_rate 0
 bg0=$(status_field $DEV 12) t0=$(now_s)
-replace 2 ewsp2
+replace 2 ewsp2 5
 wait_idle || note "rebuild 2 not idle: $(dmsetup status $DEV)"
 bg1=$(status_field $DEV 12) t1=$(now_s)
 ts=$(klog_time "member 2 replaced by") te=$(klog_time "rebuilt")
@@ -291,7 +316,7 @@ dmsetup reload ewm1 --table "0 $SZ linear ${B[1]} 0" && dmsetup resume ewm1
 dd if=/dev/zero of=/dev/mapper/ewm1 bs=1M count=1 oflag=direct status=none
 dmsetup message $DEV 0 rebuild_rate 0
 bgd=$(status_field $DEV 12) td=$(now_s)
-replace 3 ewm1
+replace 3 ewm1 1
 r2=$(lat randread) st3=$(status_field $DEV 27) p3=$(status_field $DEV 26)
 w2=$(lat randwrite) st4=$(status_field $DEV 27) p4=$(status_field $DEV 26)
 dmibs0=$(mibs_since "$bgd" "$td")
