@@ -103,8 +103,9 @@
  * synchronous, so on a rotating metadata disk the next one starts after
  * the platter has moved past it and waits for it to come round again:
  * 64 KiB reads made the load of an 8 GiB array's map 2.9 s on a 10,000
- * RPM disk (a turn missed every 64 KiB), 1 MiB reads about a third of
- * that (Documentation/benchmarks.rst, "Loading an array").
+ * RPM disk (a turn missed every 64 KiB), 1 MiB reads about half of
+ * that, close to the disk's transfer time (Documentation/benchmarks.rst,
+ * "Loading an array").
  */
 #define EW_MD_BULK_BLOCKS	256
 /*

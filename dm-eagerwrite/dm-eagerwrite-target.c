@@ -300,7 +300,7 @@ bad:
 static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 {
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], r, p;
+	u32 home[EW_MAX_MIRRORS], r, p, i;
 	u64 l, demoted = 0;
 	u8 up;
 
@@ -345,9 +345,9 @@ static u64 ew_array_rebuild(struct ew_array *a, bool demote)
 			ew_freemap_mark_used(&a->m[rep[r].disk].fm, p);
 		}
 	}
-	for (p = 0; p < a->nr; p++)
-		if (a->m[p].has_fm)
-			ew_freemap_recount(&a->m[p].fm);
+	for (i = 0; i < a->nr; i++)
+		if (a->m[i].has_fm)
+			ew_freemap_recount(&a->m[i].fm);
 	return demoted;
 }
 

@@ -147,10 +147,6 @@ static void ew_geom_capacity_case(struct kunit *test)
 }
 
 /*
- * Maps every block of a volume of len blocks and checks the layout's
- * invariants; homes[] is a bitmap of region_blocks bits per disk.
- */
-/*
  * ew_geom_home_run() walks exactly the blocks ew_geom_is_home() calls
  * homes on disk k, a run at a time.
  */
@@ -177,6 +173,10 @@ static void ew_geom_check_home_runs(struct kunit *test,
 	}
 }
 
+/*
+ * Maps every block of a volume of len blocks and checks the layout's
+ * invariants; homes[] is a bitmap of region_blocks bits per disk.
+ */
 static void ew_geom_check_map(struct kunit *test, const struct ew_shape *s,
 			      u64 len)
 {
