@@ -97,16 +97,12 @@ u32 ew_freemap_track_blocks(const struct ew_freemap *fm, u32 track,
 int ew_freemap_init(struct ew_freemap *fm, const struct ew_disk *d,
 		    u32 block_sectors, u64 nr_blocks)
 {
-	u64 first;
-	u32 t, n, cyl;
-
 	memset(fm, 0, sizeof(*fm));
 	if (!map_args_ok(d, block_sectors, nr_blocks))
 		return -EINVAL;
 	fm->disk = d;
 	fm->block_sectors = block_sectors;
 	fm->nr_blocks = nr_blocks;
-	fm->nr_free = nr_blocks;
 	map_extent(d, block_sectors, nr_blocks, &fm->nr_tracks, &fm->nr_cyls,
 		   &fm->nr_groups);
 	fm->used = ew_zalloc(DIV_ROUND_UP(nr_blocks, BITS_PER_WORD) *
@@ -119,13 +115,8 @@ int ew_freemap_init(struct ew_freemap *fm, const struct ew_disk *d,
 		ew_freemap_destroy(fm);
 		return -ENOMEM;
 	}
-	for (t = 0; t < fm->nr_tracks; t++) {
-		n = ew_freemap_track_blocks(fm, t, &first);
-		cyl = t / d->p.heads;
-		fm->track_free[t] = (u16)n;
-		fm->cyl_free[cyl] += n;
-		fm->group_free[cyl / EW_FM_GROUP] += n;
-	}
+	/* every block free: the counts are the tracks' sizes */
+	ew_freemap_recount(fm);
 	return 0;
 }
 

@@ -23,8 +23,10 @@ load_target || { echo "# no dm-eagerwrite"; exit 1; }
 # shellcheck disable=SC2086 # the member devices
 table=$(ewctl table --layout ew --sync 2 --len "$len" --metadata "$EW_META" $EW_DISKS) || exit 1
 dmsetup create ew --table "$table" || exit 1
+mib=$(($(blockdev --getsize64 /dev/mapper/ew) >> 20))
 t0=${EPOCHREALTIME/./}
-dd if=/dev/urandom of=/dev/mapper/ew bs=1M oflag=direct conv=fsync status=none
+dd if=/dev/urandom of=/dev/mapper/ew bs=1M count="$mib" oflag=direct conv=fsync \
+	status=none || { echo "# the fill failed"; exit 1; }
 echo "# load bench: ew over $EW_NR_DISKS members, $len written in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms, icount shift: ${EW_ICOUNT:-none}"
 dmsetup message ew 0 checkpoint || exit 1
 dmsetup remove ew || exit 1

@@ -76,6 +76,38 @@ static u64 naive_capacity(const struct ew_geom_params *p)
 }
 
 /*
+ * ew_geom_home_run() walks exactly the blocks ew_geom_is_home() calls
+ * homes on disk k (hs of them), a run at a time, and from inside a run
+ * gives the rest of it.
+ */
+static void check_home_runs(const struct ew_geom *g, u32 k, u64 hs)
+{
+	u64 at = 0, first, cnt, sum = 0, x;
+
+	for (;;) {
+		first = ew_geom_home_run(g, k, at, &cnt);
+		assert_true(first >= at);
+		for (x = at; x < first && x < g->region_blocks; x++)
+			assert_false(ew_geom_is_home(g, k, x));
+		if (!cnt) {
+			assert_int_equal(first, g->region_blocks);
+			break;
+		}
+		for (x = first; x < first + cnt; x++)
+			assert_true(ew_geom_is_home(g, k, x));
+		assert_false(ew_geom_is_home(g, k, first + cnt));
+		if (cnt > 1) {
+			assert_int_equal(ew_geom_home_run(g, k, first + 1, &x),
+					 first + 1);
+			assert_int_equal(x, cnt - 1);
+		}
+		sum += cnt;
+		at = first + cnt;
+	}
+	assert_int_equal(sum, hs);
+}
+
+/*
  * Every property of one geometry, checked block by block: Dm distinct
  * disks, replica k in replica set k, homes inside the region and never
  * shared, homes never in write-anywhere space, ddm's alternation, and
@@ -147,39 +179,7 @@ static void check_shape(const struct ew_geom_params *p, u64 len)
 		}
 		/* never a home past the region or on the wrong layout */
 		assert_false(ew_geom_is_home(&g, k, g.region_blocks));
-		/* the runs are exactly the homes, from any start */
-		{
-			u64 at = 0, prev = 0, first, cnt, sum = 0, x;
-
-			for (;;) {
-				first = ew_geom_home_run(&g, k, at, &cnt);
-				for (x = prev; x < first &&
-				     x < g.region_blocks; x++)
-					assert_false(ew_geom_is_home(&g, k, x));
-				if (!cnt) {
-					assert_int_equal(first,
-							 g.region_blocks);
-					break;
-				}
-				assert_true(first >= at);
-				for (x = first; x < first + cnt; x++)
-					assert_true(ew_geom_is_home(&g, k, x));
-				assert_false(ew_geom_is_home(&g, k,
-							     first + cnt));
-				sum += cnt;
-				/* from inside the run: the rest of it */
-				if (cnt > 1) {
-					assert_int_equal(ew_geom_home_run(&g, k,
-									  first + 1,
-									  &x),
-							 first + 1);
-					assert_int_equal(x, cnt - 1);
-				}
-				at = first + cnt;
-				prev = at;
-			}
-			assert_int_equal(sum, hs);
-		}
+		check_home_runs(&g, k, hs);
 		switch (p->layout) {
 		case EW_LAYOUT_EW:
 			assert_int_equal(hs, 0);
