@@ -666,7 +666,7 @@ static enum ew_map_result ew_write(struct ew_array *a, struct bio *bio,
 		struct ew_member *m = &a->m[rep[target[i]].disk];
 
 		if (ew_place_lead_sample(m->arm_known, m->head.inflight,
-					 m->unseen))
+					 m->unseen + m->rb_runs))
 			io->lead_mask |= 1U << target[i];
 		ew_head_sent(a, rep[target[i]].disk, io->newp[target[i]], now,
 			     io->pred_ns[target[i]]);

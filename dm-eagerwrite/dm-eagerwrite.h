@@ -314,7 +314,8 @@ struct ew_member {
 	/*
 	 * Delayed replicas' kcopyd copies in flight that read or write
 	 * this member: the predictor sees them only when they end (the
-	 * lead does not learn behind them).  Rebuild runs are not counted.
+	 * lead does not learn behind them).  Rebuild runs are not counted
+	 * here but in rb_runs, which the lead checks too.
 	 */
 	u32 unseen;
 	bool arm_known;			/* a request completed since load */

@@ -140,10 +140,11 @@ u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
  * to a member whose arm the caller knew (a request had completed there)
  * and that had nothing else to do: no request of its own in flight
  * (inflight) and no request it cannot predict (unseen: a background
- * copy's read, whose arm it learns only when the copy ends).  Behind
- * those, a late completion measures them, not the path to the disk;
- * learned anyway, they hold the lead at its cap and every write pays it
- * (issue 14: ew1's prefill, its members busy with read-back copies).
+ * copy's read, whose arm it learns only when the copy ends; a rebuild
+ * run's reads and writes).  Behind those, a late completion measures
+ * them, not the path to the disk; learned anyway, they hold the lead at
+ * its cap and every write pays it (issue 14: ew1's prefill, its members
+ * busy with read-back copies; a rebuild left it at the cap too).
  */
 static inline bool ew_place_lead_sample(bool arm_known, u32 inflight,
 					u32 unseen)

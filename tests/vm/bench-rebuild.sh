@@ -56,7 +56,9 @@
 #    first MiB zeroed) replaces it at rebuild_rate 0: the same two jobs
 #    during that unthrottled rebuild, and its MiB/s while they ran.  The
 #    first spare's sequential write rate stands for that device's (the
-#    same kind of device).
+#    same kind of device).  Then the predictor's mean error since step
+#    3 and the lead (fields 15 and 36) once the rebuild is done, and the
+#    write job once more on the array made whole.
 #
 # On null_blk, before the array: a bare copy of 48 MiB from member 0's
 # device to the second spare (dd, 512 KiB, direct), the CPU cost of a
@@ -72,7 +74,8 @@
 # requests Q", idle_rebuild_region "REGION_BLOCKS SECONDS RATIO",
 # idle_rebuild_homes "HOMES SECONDS" (ddm: home replicas rebuilt to free
 # blocks and moved home afterwards; seconds from the replacement until
-# the last was home).
+# the last was home); predictor and predictor_after "ERROR_NS LEAD_NS";
+# after_write as before_write.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -326,6 +329,15 @@ result during0_read "$r2" "$st3"
 result during0_write "$w2" "$st4"
 result during0_rebuild_mibs "$dmibs0"
 wait_idle || note "rebuild 3 not idle: $(dmsetup status $DEV)"
+# the predictor after the rebuilds' QD1 jobs: the lead must not have
+# learned from writes queued behind rebuild runs
+pe=$(status_field $DEV 15) pl=$(status_field $DEV 36)
+note "predictor after the rebuilds: mean error $pe ns, placement lead $pl ns"
+result predictor_after "$pe" "$pl"
+# what the next writes pay for it: the same QD1 write job, rebuilt
+w3=$(lat randwrite)
+note "latency after the rebuilds: writes $w3; after/before: writes $(ratios "$w0" "$w3")"
+result after_write "$w3"
 note "after: $(dmsetup status $DEV)"
 dmsetup remove $DEV
 ok "$layout $kind: figures printed"

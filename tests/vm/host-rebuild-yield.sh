@@ -31,7 +31,12 @@
 # MIN_EFF of its time (0.97-0.99 measured); a rebuild that stalls between
 # its reads fails there whatever the layout.  And
 # ddm's home replicas were rebuilt in the sweep and moved home after
-# (its idle_rebuild_homes line).  Before
+# (its idle_rebuild_homes line).  On ew and ddm, the placement lead after
+# the rebuilds (predictor_after) is at most LEAD_MAX ns (default 750000,
+# half its cap of a quarter turn): writes that queued behind rebuild
+# runs do not teach it (before 2026-12-06 they held it at the cap, 1.49
+# ms, and every write after a rebuild paid it; 9.6-113 us since).
+# Before
 # the yield the reads waited behind up to 4 MiB of rebuild I/O queued on
 # their member (the commit that added this test gives the figures).  Before
 # 9cf5567 a rebuild that had once had all EW_RB_RUNS runs in flight started
@@ -49,6 +54,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 layouts="" max_x=${MAX_X:-3} min_mibs=${MIN_MIBS:-1} min_run=${MIN_RUN:-4} from=""
 min_ratio=${MIN_RATIO:-0.80} min_ratio_ew=${MIN_RATIO_EW:-0.75} min_eff=${MIN_EFF:-0.93}
+lead_max=${LEAD_MAX:-750000}
 # ddm: its source, the pair's other member, holds a third free space at
 # dilution 2 (density 0.67): the sweep bounds the rate below the 0.80
 min_ratio_ddm=${MIN_RATIO_DDM:-0.50}
@@ -158,6 +164,17 @@ judge() {
 			echo "ok - rebuild-yield: ew: the idle rebuild ran at $eff of its sources' bound ($rmax blocks read for ${wblocks:-?} replicas; at least $min_eff)"
 		else
 			echo "not ok - rebuild-yield: ew: the idle rebuild ran at $eff of its sources' bound ($rmax blocks read for ${wblocks:-?} replicas; under $min_eff: it waits between its reads)"
+			fails=$((fails + 1))
+		fi
+	fi
+	# the lead after the rebuilds (raid10 places nothing)
+	if [ "$layout" != raid10 ]; then
+		local lead
+		lead=$(field predictor_after 2)
+		if [ -n "$lead" ] && [ "$lead" -le "$lead_max" ] 2>/dev/null; then
+			echo "ok - rebuild-yield: $layout: the placement lead after the rebuilds is $lead ns (at most $lead_max)"
+		else
+			echo "not ok - rebuild-yield: $layout: the placement lead after the rebuilds is ${lead:-?} ns (over $lead_max: it learned from writes behind rebuild runs)"
 			fails=$((fails + 1))
 		fi
 	fi
