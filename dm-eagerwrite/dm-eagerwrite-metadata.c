@@ -2076,13 +2076,20 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			return ret;
 		}
 	}
-	ret = ew_meta_map_check(&md->g, md->map, &l, &r, error);
-	if (ret == -ENOMEM)
+	/* the check's bitmaps are the free maps' used blocks: kept */
+	res->used = kvcalloc(ew_meta_map_used_words(&md->g) * md->g.p.nr_disks,
+			     sizeof(u64), GFP_KERNEL);
+	if (!res->used) {
 		*error = E_MD_NOMEM;
+		return -ENOMEM;
+	}
+	ret = ew_meta_map_check_used(&md->g, md->map, res->used, &l, &r,
+				     error);
 	if (ret) {
-		if (ret == -EINVAL)
-			DMERR("map check: logical block %llu replica %u: %s",
-			      l, r, *error);
+		DMERR("map check: logical block %llu replica %u: %s",
+		      l, r, *error);
+		kvfree(res->used);
+		res->used = NULL;
 		return ret;
 	}
 	md->open_seq = seq;
@@ -2362,6 +2369,8 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	return 0;
 bad:
 	kfree(ms);
+	kvfree(res->used);
+	res->used = NULL;
 	ew_md_close(md);
 	return ret;
 }

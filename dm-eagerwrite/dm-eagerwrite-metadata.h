@@ -71,6 +71,12 @@ struct ew_md_open_result {
 	 */
 	u64 unreadable;
 	u32 copies;			/* live journal copies replayed */
+	/*
+	 * An array loaded: per member, a bit for every block a replica
+	 * maps (ew_meta_map_check_used()), for the free maps; the caller
+	 * kvfree()s it.  NULL when formatted or on error.
+	 */
+	u64 *used;
 };
 
 struct ew_md_stats {

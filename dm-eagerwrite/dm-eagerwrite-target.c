@@ -288,66 +288,57 @@ bad:
 }
 
 /*
- * After the map is loaded: the free maps from the map (a block is free
- * iff nothing points at it; homes stay allocated), and for raid10 and
- * ddm after an unclean shutdown every written block demoted to its
+ * After the map is loaded: the free maps from the load's map check
+ * (used: per member, a bit for every block a replica maps; a block is
+ * free iff nothing points at it; homes stay allocated), and for raid10
+ * and ddm after an unclean shutdown every written block demoted to its
  * lowest up-to-date replica: raid10's other homes may hold an
  * interrupted write, and ddm's home may hold a home copy or a home
  * discard started before the record that made it was durable (the
  * durable map still calls the home and the partner current).
  * Returns the number of blocks demoted.
  */
-static u64 ew_array_rebuild(struct ew_array *a, bool demote)
+static u64 ew_array_rebuild(struct ew_array *a, bool demote, const u64 *used)
 {
+	u64 words = ew_meta_map_used_words(&a->geom), l, demoted = 0;
 	struct ew_replica rep[EW_MAX_MIRRORS];
-	u32 home[EW_MAX_MIRRORS], r, p, i;
-	u64 l, demoted = 0;
-	u8 up;
+	u32 home[EW_MAX_MIRRORS], r, i;
+	u8 up, live, whole;
 
+	/* the check's bitmaps, whose bits are all inside the region */
+	for (i = 0; i < a->nr; i++) {
+		if (!a->m[i].has_fm)
+			continue;
+		WARN_ON(ew_freemap_mark_used(&a->m[i].fm, used + i * words));
+		ew_freemap_recount(&a->m[i].fm);
+	}
+	if (!demote)
+		return 0;
 	for (l = 0; l < a->map.nr_blocks; l++) {
 		if (!(l % 4096))
 			cond_resched();
-		/* nothing to demote or to take from a free map */
-		if (ew_map_empty(&a->map, l))
-			continue;
 		up = ew_map_uptodate(&a->map, l);
-		ew_replicas(a, l, rep, home);
-		if (demote && (up & (up - 1))) {
-			u8 live = 0, whole = 0;
-
-			/*
-			 * Never to a replica on a failed member, and to one
-			 * on a rebuilding member only when nothing else is
-			 * left (it would read as lost after the next load).
-			 */
-			for (r = 0; r < a->geom.p.mirrors; r++) {
-				if (!(up & (1U << r)) ||
-				    a->pd[rep[r].disk].failed)
-					continue;
-				live |= 1U << r;
-				if (!a->m[rep[r].disk].rebuilding)
-					whole |= 1U << r;
-			}
-			live = whole ? whole : live ? live : up;
-			a->map.uptodate[l] = live & -live;
-			demoted++;
-		}
-		if (!ew_layout_eager(a->geom.p.layout))
+		if (!(up & (up - 1)))	/* one replica or none: as it is */
 			continue;
+		ew_replicas(a, l, rep, home);
+		/*
+		 * Never to a replica on a failed member, and to one on a
+		 * rebuilding member only when nothing else is left (it would
+		 * read as lost after the next load).
+		 */
+		live = 0;
+		whole = 0;
 		for (r = 0; r < a->geom.p.mirrors; r++) {
-			p = ew_map_pblock(&a->map, l, r);
-			if (p == EW_MAP_NONE || p == home[r])
+			if (!(up & (1U << r)) || a->pd[rep[r].disk].failed)
 				continue;
-			/*
-			 * ew_meta_map_check() said it is referenced once; the
-			 * bit alone, the counts from the bitmap below
-			 */
-			ew_freemap_mark_used(&a->m[rep[r].disk].fm, p);
+			live |= 1U << r;
+			if (!a->m[rep[r].disk].rebuilding)
+				whole |= 1U << r;
 		}
+		live = whole ? whole : live ? live : up;
+		a->map.uptodate[l] = live & -live;
+		demoted++;
 	}
-	for (i = 0; i < a->nr; i++)
-		if (a->m[i].has_fm)
-			ew_freemap_recount(&a->m[i].fm);
 	return demoted;
 }
 
@@ -493,7 +484,8 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			       name, i);
 		}
 	ew_array_member_state(a);
-	demoted = ew_array_rebuild(a, homes && !res.clean);
+	demoted = ew_array_rebuild(a, homes && !res.clean, res.used);
+	kvfree(res.used);
 	/* not journalled: only a checkpoint keeps them */
 	if (demoted)
 		ew_md_map_changed(a->md);

@@ -221,17 +221,15 @@ int ew_freemap_alloc(struct ew_freemap *fm, u64 block)
 	return 0;
 }
 
-int ew_freemap_mark_used(struct ew_freemap *fm, u64 block)
+int ew_freemap_mark_used(struct ew_freemap *fm, const u64 *bits)
 {
-	u64 *w, bit;
+	u64 words = DIV_ROUND_UP(fm->nr_blocks, BITS_PER_WORD), i;
+	u32 tail = fm->nr_blocks % BITS_PER_WORD;
 
-	if (block >= fm->nr_blocks)
+	if (tail && (bits[words - 1] & ~((1ULL << tail) - 1)))
 		return -ERANGE;
-	w = &fm->used[block / BITS_PER_WORD];
-	bit = 1ULL << (block % BITS_PER_WORD);
-	if (*w & bit)
-		return -EBUSY;
-	*w |= bit;
+	for (i = 0; i < words; i++)
+		fm->used[i] |= bits[i];
 	return 0;
 }
 

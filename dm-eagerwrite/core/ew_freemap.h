@@ -58,14 +58,16 @@ int ew_freemap_alloc_range(struct ew_freemap *fm, u64 first, u64 count);
 int ew_freemap_free_range(struct ew_freemap *fm, u64 first, u64 count);
 
 /*
- * Building a map from a list of used blocks (the constructor, from the
- * loaded map): ew_freemap_mark_used() sets a block's bit only (-EBUSY,
- * -ERANGE as ew_freemap_alloc()), without the per-track lookup that
- * keeps the counts, and ew_freemap_recount() then derives every count
+ * Building a map from a bitmap of used blocks (the constructor, from the
+ * loaded map's check: ew_meta_map_check_used()): ew_freemap_mark_used()
+ * sets every block whose bit is set in bits (one bit per block of the
+ * map, in u64 words; a block already used stays used), without the
+ * per-track lookup that keeps the counts, -ERANGE (and nothing set) if a
+ * bit past the map is set; ew_freemap_recount() then derives every count
  * from the bitmap in one pass over the tracks.  Between the two the
  * counts are stale: nothing may search the map.
  */
-int ew_freemap_mark_used(struct ew_freemap *fm, u64 block);
+int ew_freemap_mark_used(struct ew_freemap *fm, const u64 *bits);
 void ew_freemap_recount(struct ew_freemap *fm);
 
 /* Track a block belongs to (track of its first sector). */

@@ -1138,19 +1138,36 @@ void ew_meta_homes(const struct ew_geom *g, u64 lblock, u32 *home)
 			  (u32)rep[r].home;
 }
 
+u64 ew_meta_map_used_words(const struct ew_geom *g)
+{
+	return DIV_ROUND_UP(g->region_blocks, 64);
+}
+
 int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
 		      u64 *lblock, u32 *replica, const char **why)
 {
-	u64 words = DIV_ROUND_UP(g->region_blocks, 64);
-	struct ew_replica rep[EW_MAX_MIRRORS];
 	u64 *used;
+	int ret;
+
+	used = ew_zalloc(ew_meta_map_used_words(g) * g->p.nr_disks *
+			 sizeof(u64));
+	if (!used)
+		return -ENOMEM;
+	ret = ew_meta_map_check_used(g, m, used, lblock, replica, why);
+	ew_free(used);
+	return ret;
+}
+
+int ew_meta_map_check_used(const struct ew_geom *g, const struct ew_map *m,
+			   u64 *used, u64 *lblock, u32 *replica,
+			   const char **why)
+{
+	u64 words = ew_meta_map_used_words(g);
+	struct ew_replica rep[EW_MAX_MIRRORS];
 	u64 l;
 	u32 r;
 	int ret = 0;
 
-	used = ew_zalloc(words * g->p.nr_disks * sizeof(u64));
-	if (!used)
-		return -ENOMEM;
 	for (l = 0; l < m->nr_blocks && !ret; l++) {
 		if (ew_map_empty(m, l))
 			continue;
@@ -1192,7 +1209,6 @@ int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
 			*replica = r;
 		}
 	}
-	ew_free(used);
 	return ret;
 }
 

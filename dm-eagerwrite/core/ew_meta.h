@@ -581,6 +581,19 @@ void ew_meta_homes(const struct ew_geom *g, u64 lblock, u32 *home);
  */
 int ew_meta_map_check(const struct ew_geom *g, const struct ew_map *m,
 		      u64 *lblock, u32 *replica, const char **why);
+/* Words of one disk's bitmap of ew_meta_map_check_used(). */
+u64 ew_meta_map_used_words(const struct ew_geom *g);
+/*
+ * ew_meta_map_check() into the caller's used: nr_disks bitmaps of
+ * ew_meta_map_used_words() words each, one disk after another, zeroed.
+ * On success a bit is set for every block a replica maps, its home
+ * included: the blocks a free map holds used besides the homes (the
+ * constructor takes them from here instead of from a second pass over
+ * the map).  On -EINVAL the bitmaps are partial.
+ */
+int ew_meta_map_check_used(const struct ew_geom *g, const struct ew_map *m,
+			   u64 *used, u64 *lblock, u32 *replica,
+			   const char **why);
 
 /* --- member labels --- */
 

@@ -5,8 +5,8 @@
  * crc32c, its le helpers): superblock round trip and every byte flip,
  * torn-superblock fallback, checkpoint round trip, journal replay up to a
  * torn block and its idempotence, the replay rule of the two copies of
- * a journal block, member label mismatches.  The full
- * matrix is in tests/unit/test_meta.c.
+ * a journal block, member label mismatches, the map check's bitmaps.
+ * The full matrix is in tests/unit/test_meta.c.
  */
 #include <kunit/test.h>
 
@@ -283,6 +283,61 @@ static void ew_meta_labels(struct kunit *test)
 }
 
 /*
+ * The load's map check into bitmaps (ew_meta_map_check_used()): a bit
+ * for every block a replica maps, on its disk, and no other; a block
+ * mapped twice on one disk refused at the second block.
+ */
+static void ew_meta_map_used(struct kunit *test)
+{
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct ew_replica rep[2];
+	const char *why = NULL;
+	u64 words, *used, *want, l, twice = 0, next[4] = { 0 };
+	u32 r, d, first_disk;
+	struct ew_map m;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	ew_meta_fix_init(test, f);
+	words = ew_meta_map_used_words(&f->g);
+	used = kunit_kcalloc(test, words * 4, sizeof(u64), GFP_KERNEL);
+	want = kunit_kcalloc(test, words * 4, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, used);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&m, f->g.len_blocks, 2), 0);
+	for (l = 0; l < m.nr_blocks; l += 5) {
+		ew_geom_map(&f->g, l, rep);
+		for (r = 0; r < 2; r++) {
+			d = rep[r].disk;
+			if (next[d] >= f->g.region_blocks)
+				continue;
+			m.pblock[l * 2 + r] = (u32)next[d];
+			m.uptodate[l] |= 1U << r;
+			want[d * words + next[d] / 64] |= 1ULL << (next[d] % 64);
+			next[d] += 3;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ew_meta_map_check_used(&f->g, &m, used, &l, &r,
+						     &why), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(used, want, words * 4 * sizeof(u64)), 0);
+	/* lblock 0's replica 0 again, by the next block on its disk */
+	ew_geom_map(&f->g, 0, rep);
+	first_disk = rep[0].disk;
+	for (l = 5; l < m.nr_blocks && !twice; l += 5) {
+		ew_geom_map(&f->g, l, rep);
+		if (rep[0].disk == first_disk)
+			twice = l;
+	}
+	KUNIT_ASSERT_NE(test, twice, 0ULL);
+	m.pblock[twice * 2] = m.pblock[0];
+	memset(used, 0, words * 4 * sizeof(u64));
+	KUNIT_EXPECT_EQ(test, ew_meta_map_check_used(&f->g, &m, used, &l, &r,
+						     &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, l, twice);
+	KUNIT_EXPECT_EQ(test, r, 0U);
+	ew_map_destroy(&m);
+}
+
+/*
  * The CRC-32C check value: "123456789" gives 0xe3069283 with the final
  * inversion, so 0x1cf96d7c without it.  The same value is asserted for
  * the userspace ew_crc32c() in tests/unit/test_meta.c: the module and
@@ -299,6 +354,7 @@ static struct kunit_case ew_meta_cases[] = {
 	KUNIT_CASE(ew_meta_ckpt_and_replay),
 	KUNIT_CASE_PARAM(ew_meta_replay_journal_copies, ew_meta_copy_gen_params),
 	KUNIT_CASE(ew_meta_labels),
+	KUNIT_CASE(ew_meta_map_used),
 	{}
 };
 

@@ -1462,6 +1462,96 @@ static void test_map_check(void **state)
 	ew_map_destroy(&m);
 }
 
+/*
+ * ew_meta_map_check_used(): a bit for every block a replica maps, on its
+ * disk, and no other (the constructor's free maps come from it); ddm's
+ * replicas at home set their home's bit.
+ */
+static void map_used_one(const char *table, bool at_home)
+{
+	struct fix f;
+	struct ew_map m;
+	struct ew_replica rep[2];
+	const char *why = NULL;
+	u64 words, *used, *want, l = 99, next[4] = { 0 }, b;
+	u32 r = 99, home[2], d, set = 0;
+
+	fix_init(&f, table, 0);
+	assert_int_equal(ew_map_init(&m, f.g.len_blocks, 2), 0);
+	words = ew_meta_map_used_words(&f.g);
+	assert_int_equal(words, (f.g.region_blocks + 63) / 64);
+	used = calloc(words * f.g.p.nr_disks, sizeof(u64));
+	want = calloc(words * f.g.p.nr_disks, sizeof(u64));
+	assert_non_null(used);
+	assert_non_null(want);
+	for (l = 0; l < m.nr_blocks; l += 3) {
+		ew_geom_map(&f.g, l, rep);
+		ew_meta_homes(&f.g, l, home);
+		for (r = 0; r < 2; r++) {
+			d = rep[r].disk;
+			if (at_home) {
+				/* ddm: one replica has a home */
+				if (home[r] == NONE)
+					continue;
+				b = home[r];
+			} else {
+				/* every other free block, to the region's end */
+				b = next[d];
+				while (b < f.g.region_blocks &&
+				       ew_geom_is_home(&f.g, d, b))
+					b++;
+				if (b >= f.g.region_blocks)
+					continue;
+				next[d] = b + 2;
+			}
+			m.pblock[l * 2 + r] = (u32)b;
+			m.uptodate[l] |= 1U << r;
+			want[d * words + b / 64] |= 1ULL << (b % 64);
+			set++;
+		}
+	}
+	assert_true(set > 0);
+	assert_int_equal(ew_meta_map_check_used(&f.g, &m, used, &l, &r, &why),
+			 0);
+	assert_memory_equal(used, want, words * f.g.p.nr_disks * sizeof(u64));
+	/*
+	 * a block twice (lblock 0's replica 0 again, by the next block
+	 * whose replica 0 is on that disk): refused, as by
+	 * ew_meta_map_check()
+	 */
+	ew_geom_map(&f.g, 0, rep);
+	d = rep[0].disk;
+	for (l = 3; l < m.nr_blocks; l += 3) {
+		ew_geom_map(&f.g, l, rep);
+		if (rep[0].disk == d)
+			break;
+	}
+	assert_true(l < m.nr_blocks);
+	b = l;
+	m.pblock[b * 2] = m.pblock[0];
+	memset(used, 0, words * f.g.p.nr_disks * sizeof(u64));
+	assert_int_equal(ew_meta_map_check_used(&f.g, &m, used, &l, &r, &why),
+			 -EINVAL);
+	if (at_home) {	/* another block's home */
+		assert_string_equal(why, "map entry points at another block's home");
+	} else {
+		assert_string_equal(why, "physical block referenced twice on one disk");
+	}
+	assert_int_equal(l, b);
+	assert_int_equal(r, 0);
+	free(used);
+	free(want);
+	ew_map_destroy(&m);
+}
+
+static void test_map_check_used(void **state)
+{
+	(void)state;
+	map_used_one(EW4 " 0", false);
+	map_used_one(DDM4 " 0", true);
+	map_used_one(DDM4 " 0", false);
+}
+
 /* --- the crash model --- */
 
 /*
@@ -1704,6 +1794,7 @@ int main(void)
 		cmocka_unit_test(test_jcopy_bad_record),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_map_check),
+		cmocka_unit_test(test_map_check_used),
 		cmocka_unit_test(test_crash_model),
 		cmocka_unit_test(test_errors_listed),
 	};
