@@ -22,8 +22,8 @@
 # ddm at MIN_RATIO_DDM (default 0.50: its source sweep has a third free
 # space at dilution 2, 0.58 measured; 0.17 before its home replicas went
 # into the sweep).  ew's sources are where the fill's eager writes put
-# them, which differs from boot to boot (the fill's timing against the
-# metadata device's): its sweep read 14,328-15,434 blocks for 12,288
+# them, which differs from boot to boot even in exact time (the cause is
+# not found): its sweep read 14,328-15,434 blocks for 12,288
 # replicas in four boots, a bound of 0.80-0.86 of the spare's rate, and
 # the rebuild ran at 0.79-0.84.  So ew's rebuild is also held to
 # MIN_EFF (default 0.93) of that bound: the time to read its sources'
