@@ -12,15 +12,17 @@
 #             arrivals (seeded by randseed too), reads and O_SYNC writes
 #             at queue depth up to 32 on one FIFO arm, busy about 40% of
 #             the time.  (At 100/s the arm is saturated, and a queue that
-#             never drains turns the guest's few ns of boot-to-boot
-#             difference into whole revolutions: 4% between two boots.)
+#             never drains turned the few ns by which boots differed
+#             before the fixed guest clock into whole revolutions: 4%
+#             between two boots.)
 #
 # Each job sends to $EW_CHANNEL one line "REPRO <job> <figures>": fio's
 # I/O count, mean and every percentile of completion latency (ns) per
 # direction, and hddsim's request count and mean modelled service.  The
 # host compares two boots' lines.  Arguments: SEED [unseeded] ("unseeded":
-# a random phase and fio's randrepeat=0, the state before issue 14: the
-# control that must make the host test fail).
+# a random phase and fio's randrepeat=0, the state before issue 14; the
+# host test adds vm-run --host-clock: the control that must make it
+# fail).
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH

@@ -1,24 +1,26 @@
 #!/bin/bash
 # vmtest: beside
 # Exact time is reproducible (issue 14): the same short hddsim run booted
-# twice under scripts/vm-run --icount must print identical fio figures.
+# twice under scripts/vm-run --icount must print the same figures, to the
+# nanosecond.
 #
 # The guest half is tests/hddsim/guest-repro.sh (one hddsim disk, its
 # phase from the seed; 200 random reads at queue depth 1 and 4 s of
 # tests/fio/tpcc.fio's Poisson load at 40/s, both with fio's randseed):
-# the random reads' I/O count and hddsim's request count must be the
-# same in both boots, every percentile within one fio bin and the means
-# within 1%; tpcc's I/O counts (its seeded Poisson arrivals) the same;
-# the figures real.
-# tpcc's latencies are printed, not held (two fio processes on one vCPU
-# and one arm: see Documentation/testing.rst).  This is what lets make bench's
-# tables be compared from one run to the next: any draw left unseeded
-# (hddsim's phase, fio's offsets or arrivals) or any host time leaking
-# into the guest's clock makes the two boots differ.
+# both jobs' lines (fio's I/O counts, means and every percentile, and
+# hddsim's request count and mean service) must be identical in both
+# boots (a third boot decides when they differ: see below), and the
+# figures real.  This is what lets make bench's tables be
+# compared from one run to the next: any draw left unseeded (hddsim's
+# phase, fio's offsets or arrivals), a guest random pool seeded from the
+# host's clock, a per-run archive that differs, or host time leaking
+# into the guest's clock makes the two boots differ (Documentation/
+# testing.rst, "What makes two boots the same").
 #
 # Usage: tests/vm/host-icount-repro.sh [--seed N] [--unseeded]
-#   --unseeded  the control: a random phase and fio's randrepeat=0 (the
-#               state before issue 14), which must make this test fail
+#   --unseeded  the control: a random phase, fio's randrepeat=0 and the
+#               host's clock in the guest (vm-run --host-clock): the
+#               state before issue 14, which must make this test fail
 # Two boots of ~15-30 s each on a quiet host, 2-6 min at load 12-24
 # (--timeout 1200 each).
 set -u
@@ -78,25 +80,40 @@ means_diff() {
 		END { if (n) printf "%.4f\n", w * 100 }'
 }
 fails=0
-for run in 1 2; do
-	chan=$out/run$run.channel
+clock=()
+[ "$mode" = unseeded ] && clock=(--host-clock)
+boot() {	# boot N: the guest half once, its REPRO lines to runN.repro
+	local chan=$out/run$1.channel rc
 	: >"$chan"
 	# shellcheck disable=SC2046 # the header holds several options
-	"$top/scripts/vm-run" $(sed -n 's/^# vm-run: //p' "$src") --quiet \
-		--log "$out/run$run.log" --channel "$chan" -- "$src" "$seed" "$mode"
+	"$top/scripts/vm-run" $(sed -n 's/^# vm-run: //p' "$src") "${clock[@]}" --quiet \
+		--log "$out/run$1.log" --channel "$chan" -- "$src" "$seed" "$mode"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
-		echo "not ok - icount-repro: boot $run: vm-run exited $rc (log $out/run$run.log)"
+		echo "not ok - icount-repro: boot $1: vm-run exited $rc (log $out/run$1.log)"
 		fails=$((fails + 1))
 	fi
-	tr -d '\r' <"$chan" | grep -a '^REPRO ' >"$out/run$run.repro"
-done
+	tr -d '\r' <"$chan" | grep -a '^REPRO ' >"$out/run$1.repro"
+}
+boot 1
+boot 2
 # The project's debug kernel (scripts/debug-kernel, release *-ewdebug:
-# make check-debug): its checkers' own work differs from boot to boot
+# make check-debug): its checkers' own work differed from boot to boot
 # (KFENCE samples allocations at random), so its latencies are not held
-# to one bin or 1% (skipped, counted apart); its counts still are.
+# (skipped, counted apart); its counts still are.
 debug=0
 grep -aq 'ew-vm: booted [^ ]*-ewdebug ' "$out/run1.log" 2>/dev/null && debug=1
+# A third boot decides when the first two differ.  Two boots of the same
+# files run the same instructions, except that QEMU 7.2 now and then puts
+# a few ns more into one of the guest's idle waits (testing.rst, "What
+# makes two boots the same": 4 of 12 boots of a 130 s bench, 0 of 10 boots
+# of this run).  That is one boot in many; a guest that differs by
+# itself (a draw left unseeded, the host's clock) differs in all three.
+rm -f "$out/run3.repro"
+if [ "$debug" = 0 ] && ! cmp -s "$out/run1.repro" "$out/run2.repro"; then
+	echo "# boots 1 and 2 differ: a third boot decides"
+	boot 3
+fi
 for job in randread tpcc; do
 	a=$(grep "^REPRO $job " "$out/run1.repro")
 	b=$(grep "^REPRO $job " "$out/run2.repro")
@@ -114,29 +131,10 @@ for job in randread tpcc; do
 		continue
 	fi
 	d=$(means_diff "$a" "$b")
-	echo "# $job: largest difference of a mean between the boots: $d%"
-	if [ "$job" = tpcc ]; then
-		# Open-loop Poisson arrivals over a fixed time: the I/O counts
-		# are the arrival process's, the same when it is seeded (the
-		# unseeded control: 194+105 against 195+98).  The latencies are
-		# not held: two fio processes share the vCPU and queue on one
-		# arm, and the guest's few ns of boot-to-boot difference
-		# reorder them (40/s: p50 7.77 against 8.09 ms, means 0.95%).
-		ca=$(printf '%s\n' "$a" | sed 's/^REPRO [^ ]* //; s/ hddsim .*//' | jq -c 'map(.n)')
-		cb=$(printf '%s\n' "$b" | sed 's/^REPRO [^ ]* //; s/ hddsim .*//' | jq -c 'map(.n)')
-		if [ -n "$ca" ] && [ "$ca" = "$cb" ]; then
-			echo "ok - icount-repro: tpcc: the same Poisson arrivals in both boots ($ca I/Os)"
-		else
-			echo "not ok - icount-repro: tpcc: the arrivals differ ($ca against $cb I/Os; seed $seed, $mode)"
-			fails=$((fails + 1))
-		fi
-		continue
-	fi
-	# Identical: I/O counts and hddsim's request count; every percentile
-	# within one fio histogram bin and the means within 1% (a few ns
-	# between boots can move one access past its sector, a whole turn
-	# later: a mean moves, and a percentile sitting on a bin's edge can
-	# cross it: p5 5341184 against 5275648 ns once, means 0.009% apart).
+	far=$(pct_bins "$a" "$b")
+	echo "# $job: largest difference of a mean between the boots: $d%; percentiles more than a fio bin apart: $(printf '%s' "$far" | grep -c .)"
+	# Counts: for tpcc, the seeded Poisson arrivals over a fixed time
+	# (the unseeded control once: 194+105 against 195+98).
 	pa=$(exact_part "$a") pb=$(exact_part "$b")
 	if [ -n "$pa" ] && [ "$pa" = "$pb" ]; then
 		echo "ok - icount-repro: $job: identical I/O and request counts in both boots (seed $seed)"
@@ -144,21 +142,22 @@ for job in randread tpcc; do
 		echo "not ok - icount-repro: $job: the two boots' counts differ ($pa against $pb; seed $seed, $mode)"
 		fails=$((fails + 1))
 	fi
-	far=$(pct_bins "$a" "$b")
 	if [ "$debug" = 1 ]; then
-		echo "ok - icount-repro: $job: percentiles and means # SKIP debug kernel: its timing is not reproducible (means $d% apart; $(echo "$far" | wc -l) percentiles more than a bin apart)"
+		echo "ok - icount-repro: $job: latencies # SKIP debug kernel: its timing is not reproducible (means $d% apart; $(printf '%s' "$far" | grep -c .) percentiles more than a bin apart)"
 		continue
 	fi
-	if [ -z "$far" ]; then
-		echo "ok - icount-repro: $job: every percentile within one fio bin in both boots"
+	# The same instructions in both boots: every latency to the ns.
+	# Before the fixed guest clock and archive (2026-12-06), two boots
+	# differed by a few ns from early boot, and tpcc's p50 at 40/s read
+	# 7.77 against 8.09 ms.
+	c=$(grep "^REPRO $job " "$out/run3.repro" 2>/dev/null)
+	if [ "$a" = "$b" ]; then
+		echo "ok - icount-repro: $job: identical latencies in both boots, every mean and percentile to the ns"
+	elif [ -n "$c" ] && { [ "$c" = "$a" ] || [ "$c" = "$b" ]; }; then
+		odd=2; [ "$c" = "$b" ] && odd=1
+		echo "ok - icount-repro: $job: identical latencies in two boots of three, to the ns (boot $odd differed: means $d% apart)"
 	else
-		echo "not ok - icount-repro: $job: percentiles more than one bin apart (seed $seed, $mode): $(echo "$far" | tr '\n' ';')"
-		fails=$((fails + 1))
-	fi
-	if awk -v d="$d" 'BEGIN { exit !(d != "" && d <= 1) }'; then
-		echo "ok - icount-repro: $job: means within 1% ($d%)"
-	else
-		echo "not ok - icount-repro: $job: means differ by $d% (over 1%)"
+		echo "not ok - icount-repro: $job: the boots' latencies differ (seed $seed, $mode; means $d% apart; more than a bin apart: $(printf '%s' "$far" | tr '\n' ';'))"
 		fails=$((fails + 1))
 	fi
 done
