@@ -22,10 +22,13 @@
 # ddm at MIN_RATIO_DDM (default 0.50: its source sweep has a third free
 # space at dilution 2, 0.58 measured; 0.17 before its home replicas went
 # into the sweep).  ew's sources are where the fill's eager writes put
-# them, which differs from boot to boot even in exact time (the cause is
-# not found): its sweep read 14,328-15,434 blocks for 12,288
-# replicas in four boots, a bound of 0.80-0.86 of the spare's rate, and
-# the rebuild ran at 0.79-0.84.  So ew's rebuild is also held to
+# them, which differed from boot to boot even in exact time until
+# vm-run gave every boot the same guest clock and archive (2026-12-06;
+# a race in QEMU's idle clock jump still moves it in some boots:
+# Documentation/testing.rst, "What makes two boots the same"): its
+# sweep read 14,328-15,434 blocks for 12,288 replicas in six boots
+# before, a bound of 0.80-0.86 of the spare's rate, and the rebuild ran
+# at 0.79-0.84 (six boots since: 14,892-14,945 blocks, 0.80-0.81).  So ew's rebuild is also held to
 # MIN_EFF (default 0.93) of that bound: the time to read its sources'
 # blocks (gaps read through included) at the spare's rate, at least
 # MIN_EFF of its time (0.97-0.99 measured); a rebuild that stalls between
@@ -35,7 +38,7 @@
 # the rebuilds (predictor_after) is at most LEAD_MAX ns (default 750000,
 # half its cap of a quarter turn): writes that queued behind rebuild
 # runs do not teach it (before 2026-12-06 they held it at the cap, 1.49
-# ms, and every write after a rebuild paid it; 9.6-113 us since).
+# ms, and every write after a rebuild paid it; 7-113 us since).
 # Before
 # the yield the reads waited behind up to 4 MiB of rebuild I/O queued on
 # their member (the commit that added this test gives the figures).  Before
