@@ -67,8 +67,10 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
 /*
  * Rebuild runs.  A stale replica on a rebuilding member is not queued as
  * a delayed replica: the scan gathers such replicas into runs (struct
- * ew_rb_run) whose destinations are consecutive blocks of the rebuilding
- * member, up to EW_RB_RUNS runs and EW_RB_INFLIGHT_SECTORS in flight.
+ * ew_rb_run) whose destinations are ascending blocks of the rebuilding
+ * member (consecutive, except that a gathered run's free blocks may skip
+ * blocks that are not free), up to EW_RB_RUNS runs and
+ * EW_RB_INFLIGHT_SECTORS in flight.
  * The destination of a replica is its fixed home (raid10, ddm's home),
  * else the block the replica still maps (a read repair's), else a free
  * block, the one after the run's last when it is free.  The scan walks
@@ -96,8 +98,18 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * read through into a scratch page (a->rb_gap_page): on a rotating disk a
  * request of its own for the next source would miss it and wait most of
  * a turn, reading the gap costs its transfer only.  The destination is
- * written with one request once every read is done (ew_rb_write_work, on
- * prop_wq: dm_io() may sleep).
+ * written once every read is done, one request a stretch of consecutive
+ * blocks (ew_rb_write_work, on prop_wq: dm_io() may sleep).  A run to
+ * free blocks does not end where the free blocks do: on ddm the
+ * replacement's free blocks come in stretches between home chunks (32
+ * blocks then 16 at dilution 2), and runs that ended with each stretch
+ * read the partner in requests of about 48 blocks, the next starting
+ * where the last ended: on a rotating disk each such request misses its
+ * first block by the controller's overhead and waits most of a turn
+ * (4.5 ms a read, the rebuild 0.56 of the spare's rate).  So the run
+ * goes on into the next stretch, and its reads stay long; not while a
+ * member it touches has foreground I/O (below), which would wait behind
+ * each of its stretches.
  *
  * Such runs are formed in the physical order of their sources, not in
  * logical order: eager writing put a logical range's replicas anywhere
@@ -255,8 +267,8 @@ static u32 ew_rb_dst(struct ew_array *a, u64 lblock, u32 r, u32 disk,
 		return p;
 	*fresh = true;
 	if (open && !open->to_home &&
-	    ew_freemap_is_free(&m->fm, (u64)open->dst + open->n))
-		return open->dst + open->n;
+	    ew_freemap_is_free(&m->fm, (u64)open->dstb[open->n - 1] + 1))
+		return open->dstb[open->n - 1] + 1;
 	b = ew_freemap_find_free(&m->fm, m->rb_alloc, a->geom.region_blocks);
 	if (b == EW_NO_BLOCK)
 		b = ew_freemap_find_free(&m->fm, 0, a->geom.region_blocks);
@@ -324,8 +336,19 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 	busy = ew_rb_fg_busy(a, sd, now) || ew_rb_fg_busy(a, disk, now);
 	next = run && sd == run->srcd[run->n - 1] &&
 	       src == run->srcb[run->n - 1] + 1;
+	/*
+	 * A gathered run's free blocks ascend but may skip blocks that are
+	 * not free (ddm's home chunks between its free stretches): each
+	 * stretch is a write of its own, and the run, its sources' reads
+	 * with it, is not cut short (see "Rebuild runs").  Not while a
+	 * member of it has foreground I/O: a foreground request would wait
+	 * behind every stretch.
+	 */
 	grow = run && run->n < ew_rb_run_max(a, busy) &&
-	       run->to_home == to_home && dst == run->dst + run->n &&
+	       run->to_home == to_home &&
+	       (dst == run->dstb[run->n - 1] + 1 ||
+		(run->gather && fresh && !busy &&
+		 dst > run->dstb[run->n - 1])) &&
 	       (run->gather ? a->rb_pages_free && (next || !busy) : next);
 	/* yield: before the free block is taken, nothing to undo */
 	if (!grow && may_yield &&
@@ -365,6 +388,7 @@ static bool ew_rb_add(struct ew_array *a, struct list_head *batch,
 		run->wpl[run->n].page = a->rb_pages[--a->rb_pages_free];
 	run->srcd[run->n] = (u8)sd;
 	run->srcb[run->n] = src;
+	run->dstb[run->n] = dst;
 	run->lblock[run->n] = lblock;
 	run->gen[run->n] = ew_map_gen(&a->map, lblock);
 	run->oldp[run->n] = ew_map_pblock(&a->map, lblock, r);
@@ -438,7 +462,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	spin_lock_irqsave(&a->lock, flags);
 	/* no prediction to judge (kcopyd reports only the end of both) */
 	ew_head_seen(a, run->srcd[run->n - 1], run->srcb[run->n - 1], now);
-	ew_head_seen(a, run->dst_disk, run->dst + run->n - 1, now);
+	ew_head_seen(a, run->dst_disk, run->dstb[run->n - 1], now);
 	if (!ok) {
 		DMERR_LIMIT("rebuild copy of %u blocks from member %u to member %u failed (%s)",
 			    run->n, err_disk, run->dst_disk,
@@ -463,7 +487,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 		l = run->lblock[j];
 		r = run->rr[j];
 		bit = 1U << r;
-		dst = run->dst + j;
+		dst = run->dstb[j];
 		up = ew_map_uptodate(&a->map, l);
 		ew_replicas(a, l, rep, home);
 		/* the rule in "Rebuild runs" */
@@ -512,37 +536,56 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
+/* dm-io's completion of one of a gathered run's writes. */
 static void ew_rb_write_done(unsigned long error, void *context)
 {
-	ew_rb_done(0, error, context);
+	struct ew_rb_run *run = context;
+
+	if (error)
+		atomic_set(&run->write_err, 1);
+	if (atomic_dec_and_test(&run->writes))
+		ew_rb_done(0, atomic_read(&run->write_err), run);
 }
 
-/* A gathered run's reads are done: its write (may sleep). */
+/*
+ * A gathered run's reads are done: its writes, one a stretch of
+ * consecutive destinations (may sleep).
+ */
 static void ew_rb_write_work(struct work_struct *work)
 {
 	struct ew_rb_run *run = container_of(work, struct ew_rb_run, work);
 	struct ew_array *a = run->a;
-	struct dm_io_region to = {
-		.bdev = a->m[run->dst_disk].bdev,
-		.sector = ew_block_sector(a, run->dst),
-		.count = (sector_t)run->n * a->block_sectors,
-	};
+	struct dm_io_region to = { .bdev = a->m[run->dst_disk].bdev };
 	struct dm_io_request req = {
 		.bi_opf = REQ_OP_WRITE,
 		.mem.type = DM_IO_PAGE_LIST,
-		.mem.ptr.pl = run->wpl,
 		.notify.fn = ew_rb_write_done,
 		.notify.context = run,
 		.client = a->io,
 	};
+	u32 i, j;
 
 	if (atomic_read(&run->read_err)) {
 		ew_rb_done(1, 0, run);
 		return;
 	}
-	ew_rb_stat_write(a, run->dst_disk, run->n);
-	if (dm_io(&req, 1, &to, NULL, IOPRIO_DEFAULT))
-		ew_rb_done(0, 1, run);
+	atomic_set(&run->write_err, 0);
+	atomic_set(&run->writes, 1);	/* held until every write is sent */
+	for (i = 0; i < run->n; i = j) {
+		for (j = i + 1; j < run->n &&
+		     run->dstb[j] == run->dstb[j - 1] + 1; j++)
+			;
+		/* the pages of this stretch only */
+		run->wpl[j - 1].next = NULL;
+		req.mem.ptr.pl = &run->wpl[i];
+		to.sector = ew_block_sector(a, run->dstb[i]);
+		to.count = (sector_t)(j - i) * a->block_sectors;
+		ew_rb_stat_write(a, run->dst_disk, j - i);
+		atomic_inc(&run->writes);
+		if (dm_io(&req, 1, &to, NULL, IOPRIO_DEFAULT))
+			ew_rb_write_done(1, run);
+	}
+	ew_rb_write_done(0, run);
 }
 
 /* dm-io's completion of one of a gathered run's reads. */

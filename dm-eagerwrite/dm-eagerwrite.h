@@ -377,9 +377,12 @@ struct ew_rb_run {
 	u8 epoch;
 	atomic_t reads;			/* gathered: reads in flight, + 1 */
 	atomic_t read_err;		/* ... 1 + the member that failed one */
+	atomic_t writes;		/* gathered: writes in flight, + 1 */
+	atomic_t write_err;		/* ... one of them failed */
 	struct work_struct work;	/* gathered: the write, after the reads */
 	u8 srcd[EW_RB_RUN_MAX];		/* each block's source member */
 	u32 srcb[EW_RB_RUN_MAX];	/* ... and block there */
+	u32 dstb[EW_RB_RUN_MAX];	/* each block's destination, ascending */
 	u64 order[EW_RB_RUN_MAX];	/* sources sorted: see ew_rb_gather */
 	struct page_list wpl[EW_RB_RUN_MAX];	/* pages, in block order */
 	struct page_list rpl[EW_RB_SPAN_MAX];	/* ... in read order */
