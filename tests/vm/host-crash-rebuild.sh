@@ -118,31 +118,19 @@ if [ "${1-}" = --guest ]; then
 	}
 	check "$cfg: the rebuild completes" rebuilt
 	note "$cfg: rest of the rebuild: $((SECONDS - t0)) s; $(dmsetup status pc)"
-	verify() {	# verify NAME: every ack there, nothing foreign
-		ewprobe verify --log /tmp/log --scan --json /dev/mapper/pc >/tmp/v.json 2>/tmp/v.err
-		local rc=$?
-		echo "# figures $1: $(jq -r '"acked=\(.acked) verified=\(.verified) later_write=\(.later_write) lost=\(.lost) corrupt=\(.corrupt) foreign=\(.foreign) unacked=\(.unacked)"' /tmp/v.json 2>/dev/null)"
-		[ $rc = 0 ] && jq -e '.result == "ok" and .lost == 0 and .corrupt == 0 and .foreign == 0 and .acked > 0' /tmp/v.json >/dev/null && return 0
-		sed 's/^/#   /' /tmp/v.err | head -n 5
-		jq -r '.problems[:5][] | "#   block \(.block): \(.kind): \(.found)"' /tmp/v.json 2>/dev/null
-		return 1
-	}
-	check "$cfg: every acknowledged write survived the cut during the rebuild" verify after-cut
+	check "$cfg: every acknowledged write survived the cut during the rebuild" \
+		pl_ewprobe_verify after-cut /dev/mapper/pc /tmp/log
 	# member 1's partner: replica 1 of column 1 on raid10 and ew (4
 	# members, mirrors 2), the pair's other member on ddm
 	partner=3
 	[ "${cfg%%:*}" = ddm ] && partner=0
 	check "$cfg: member $partner (member 1's partner) switched to dm-error" sh -c \
 		"dmsetup reload ewm$partner --table '0 $SZ error' && dmsetup resume ewm$partner"
-	check "$cfg: verify again, member 1's blocks from the rebuilt spare" verify partner-failed
-	whole='[0-9]+ [0-9]+ [0-9a-f]{16} [0-9a-f]{8}$'
-	blk=$(grep -aE "^EWPROBE ack $whole" /tmp/log | tail -n 1 | cut -d' ' -f4)
-	control() {
-		dd if=/dev/zero of=/dev/mapper/pc bs=4096 seek="$blk" count=1 oflag=direct conv=notrunc status=none &&
-			{ ewprobe verify --log /tmp/log --json /dev/mapper/pc >/tmp/c.json 2>/dev/null; [ $? = 1 ]; } &&
-			jq -e '.lost >= 1' /tmp/c.json >/dev/null
-	}
-	check "$cfg: control: the last acknowledged block (block ${blk:-none}) zeroed is reported lost" control
+	check "$cfg: verify again, member 1's blocks from the rebuilt spare" \
+		pl_ewprobe_verify partner-failed /dev/mapper/pc /tmp/log
+	blk=$(pl_ewprobe_last_ack /tmp/log)
+	check "$cfg: control: the last acknowledged block (block ${blk:-none}) zeroed is reported lost" \
+		pl_ewprobe_control /dev/mapper/pc /tmp/log "$blk"
 	check "$cfg: remove" dmsetup remove pc
 	check "$cfg: kernel log clean" klog_clean
 	finish
