@@ -187,8 +187,9 @@ static void ew_scan_refill(struct ew_array *a, u64 now)
  * - the run is a reader in a read epoch until it completes, so neither
  *   its sources nor a destination the replica gave up meanwhile is freed
  *   and reused under it (see "Free after remap").
- * A failed run (read or write error) commits nothing and moves the scan
- * back to its first block: the scan finds again what is still stale.
+ * A failed run (a read or write error, in any of its requests) commits
+ * nothing and moves the scan back to its first block: the scan finds
+ * again what is still stale.
  */
 
 /*

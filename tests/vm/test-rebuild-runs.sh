@@ -35,6 +35,10 @@
 # and at most one sweep a band (a window's worth at a time taken in
 # logical order would sweep the whole member each time, reading through
 # the sources of the windows to come).
+# ddm again with one write to the spare failing mid-rebuild (an ewfault
+# spare): the run of several stretches it belonged to fails whole and is
+# copied again, and the rebuilt member holds every block (a module that
+# drops one stretch's error: 4 not ok, the data read back wrong).
 # Last, a banded ew rebuild (window 256) with writes during it, slowed
 # to 1 MiB/s: when it is over, the scan's progress (status field 20)
 # reads done = total (writes take blocks out of the later bands' counts;
@@ -219,6 +223,57 @@ progress_case() {
 	check "$t: the scan's progress is whole ($p)" sh -c "[ '${p%/*}' = '${p#*/}' ] && [ -n '${p%/*}' ]"
 	check "$t: remove at the end" dmsetup remove $DEV
 }
+# fault_case: ddm, one write of the rebuild to the spare fails.  A run
+# to free blocks spans several of the spare's free stretches (ddm's
+# home chunks between them), one write request a stretch: the run must
+# fail whole (none of its blocks current), the scan copy its blocks
+# again, and the rebuilt member hold every block (read with its partner
+# missing).  A run that counted only its last stretch's completion, or
+# dropped one stretch's error, leaves blocks current on the spare that
+# were never written there.
+fault_case() {
+	local t="ddm, a rebuild write fails" table spare sum n f
+	load_ewfault || { notok "$t: ewfault loaded"; return 1; }
+	echo 65536 >"$WINPARAM"
+	dmsetup remove_all 2>/dev/null
+	wipe_array "$EW_META" "${D[@]}"
+	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
+	dmsetup create ewsp --table "0 $SZ ewfault ${D[4]} 0"
+	all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
+	# shellcheck disable=SC2086
+	table=$(ewctl table --layout ddm --sync 2 --len 24M --metadata "$EW_META" $all)
+	check "$t: create" dmsetup create $DEV --table "$table"
+	[ -b /dev/mapper/$DEV ] || return 1
+	check "$t: 16 MiB written" dd if=/dev/urandom of=/dev/mapper/$DEV bs=256k count=64 \
+		oflag=direct conv=fsync status=none
+	check "$t: nothing pending" wait_drained $DEV 120
+	sum=$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)
+	check "$t: remove" dmsetup remove $DEV
+	check "$t: assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
+	check "$t: rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
+	# the spare's label and the rebuild's first writes pass; the 24th
+	# write fails, without reaching the disk
+	check "$t: the spare's 24th write will fail" dmsetup message ewsp 0 fail_nth_write 24
+	spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
+	klog_mark
+	check "$t: the spare replaces member 1" sh -c "dmsetup reload $DEV --table '$spare' && dmsetup resume $DEV"
+	check "$t: the rebuild completes" rebuilt_drained $DEV 120
+	# "rebuild copy of N blocks from member S to member 1 failed (write)"
+	f=$(klog_since | grep -a 'rebuild copy of .* to member 1 failed (write)' | head -n 1)
+	n=$(sed -n 's/^.*rebuild copy of \([0-9]*\) blocks.*$/\1/p' <<<"$f")
+	note "$t: ${f#*eagerwrite: }"
+	check "$t: one run failed on the spare's write" test -n "$n"
+	check "$t: ... a run of several stretches ($n blocks, more than 32)" test "${n:-0}" -gt 32
+	check "$t: data reads back" \
+		test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
+	check "$t: remove" dmsetup remove $DEV
+	check "$t: assembled with member 0 (member 1's partner) missing" \
+		dmsetup create $DEV --table "${spare/\/dev\/mapper\/ewm0 /- }"
+	check "$t: data reads back from the rebuilt member" \
+		test "$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)" = "$sum"
+	check "$t: remove at the end" dmsetup remove $DEV
+	check "$t: kernel log clean" klog_clean
+}
 # in_flight N/M: a progress field read, not over
 in_flight() {
 	[[ "$1" =~ ^[0-9]+/[0-9]+$ ]] && [ "${1%/*}" -lt "${1#*/}" ]
@@ -227,7 +282,7 @@ in_flight() {
 for l in ${EW_RR_LAYOUTS:-ew ddm}; do
 	case $l in
 	ew) run_layout ew 3 && run_layout ew 3 256 ;;
-	ddm) run_layout ddm 0 && run_layout ddm 0 65536 nonrot ;;
+	ddm) run_layout ddm 0 && run_layout ddm 0 65536 nonrot && fault_case ;;
 	*) notok "unknown layout $l" ;;
 	esac
 done
