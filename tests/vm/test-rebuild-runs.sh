@@ -65,25 +65,12 @@ writes_of() { stat_of "$1" 5; }
 # sectors_read: sectors read from the members left, ewm0, ewm2 and ewm3
 sectors_read() { echo $(($(stat_of ewm0 3) + $(stat_of ewm2 3) + $(stat_of ewm3 3))); }
 
-# run_layout LAYOUT PARTNER [WINDOW]: the case above on LAYOUT; PARTNER
-# is member 1's partner (ew: replica 1 of column 1 is on member 3; ddm:
-# pairs 0-1 and 2-3), the one that goes at the end; WINDOW: the sort
-# window's entries (rebuild_sort_window) for this array.
-WINPARAM=/sys/module/dm_eagerwrite/parameters/rebuild_sort_window
-run_layout() {
-	local layout=$1 partner=$2 win=${3:-65536} nonrot=${4:-} t=$1 table spare sum bg0 w0 r0 n w io rb rg wb r bands
-	[ "$win" != 65536 ] && t="$layout/window $win"
-	[ -n "$nonrot" ] && t="$layout/non-rotational partner"
-	check "$t: rebuild_sort_window $win" sh -c "echo $win > $WINPARAM"
-	dmsetup remove_all 2>/dev/null
-	wipe_array "$EW_META" "${D[@]}"
-	# nonrot: member 1's partner, member 0, says it is not rotational
-	# (its dm-linear takes that from the disk under it)
-	[ -n "$nonrot" ] &&
-		check "$t: member 0's disk non-rotational" sh -c "echo 0 > /sys/block/${D[0]#/dev/}/queue/rotational"
-	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
-	[ -n "$nonrot" ] && echo 1 >"/sys/block/${D[0]#/dev/}/queue/rotational"
-	dmsetup create ewsp --table "0 $SZ linear ${D[4]} 0"
+# degraded T LAYOUT: on members ewm0-3 (made by the caller), an array of
+# LAYOUT (sync 2, 24 MiB) with 16 MiB written and nothing pending, then
+# assembled again with member 1 missing at rebuild_rate 0.  Sets table
+# (the whole array's) and sum (the data's sha256).
+degraded() {
+	local t=$1 layout=$2 all
 	all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
 	# shellcheck disable=SC2086
 	table=$(ewctl table --layout "$layout" --sync 2 --len 24M --metadata "$EW_META" $all)
@@ -99,6 +86,28 @@ run_layout() {
 	check "$t: assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
 	check "$t: member 1 failed (D)" test "$(member_state $DEV 1)" = D
 	check "$t: rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
+}
+
+# run_layout LAYOUT PARTNER [WINDOW]: the case above on LAYOUT; PARTNER
+# is member 1's partner (ew: replica 1 of column 1 is on member 3; ddm:
+# pairs 0-1 and 2-3), the one that goes at the end; WINDOW: the sort
+# window's entries (rebuild_sort_window) for this array.
+WINPARAM=/sys/module/dm_eagerwrite/parameters/rebuild_sort_window
+run_layout() {
+	local layout=$1 partner=$2 win=${3:-65536} nonrot=${4:-} t=$1 spare bg0 w0 r0 n w io rb rg wb r bands
+	[ "$win" != 65536 ] && t="$layout/window $win"
+	[ -n "$nonrot" ] && t="$layout/non-rotational partner"
+	check "$t: rebuild_sort_window $win" sh -c "echo $win > $WINPARAM"
+	dmsetup remove_all 2>/dev/null
+	wipe_array "$EW_META" "${D[@]}"
+	# nonrot: member 1's partner, member 0, says it is not rotational
+	# (its dm-linear takes that from the disk under it)
+	[ -n "$nonrot" ] &&
+		check "$t: member 0's disk non-rotational" sh -c "echo 0 > /sys/block/${D[0]#/dev/}/queue/rotational"
+	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
+	[ -n "$nonrot" ] && echo 1 >"/sys/block/${D[0]#/dev/}/queue/rotational"
+	dmsetup create ewsp --table "0 $SZ linear ${D[4]} 0"
+	degraded "$t" "$layout" || return 1
 
 	spare=${table/\/dev\/mapper\/ewm1 /\/dev\/mapper\/ewsp }
 	bg0=$(status_field $DEV 12)
@@ -232,25 +241,14 @@ progress_case() {
 # dropped one stretch's error, leaves blocks current on the spare that
 # were never written there.
 fault_case() {
-	local t="ddm, a rebuild write fails" table spare sum n f
+	local t="ddm, a rebuild write fails" spare n f
 	load_ewfault || { notok "$t: ewfault loaded"; return 1; }
 	echo 65536 >"$WINPARAM"
 	dmsetup remove_all 2>/dev/null
 	wipe_array "$EW_META" "${D[@]}"
 	for i in 0 1 2 3; do dmsetup create "ewm$i" --table "0 $SZ linear ${D[$i]} 0"; done
 	dmsetup create ewsp --table "0 $SZ ewfault ${D[4]} 0"
-	all="/dev/mapper/ewm0 /dev/mapper/ewm1 /dev/mapper/ewm2 /dev/mapper/ewm3"
-	# shellcheck disable=SC2086
-	table=$(ewctl table --layout ddm --sync 2 --len 24M --metadata "$EW_META" $all)
-	check "$t: create" dmsetup create $DEV --table "$table"
-	[ -b /dev/mapper/$DEV ] || return 1
-	check "$t: 16 MiB written" dd if=/dev/urandom of=/dev/mapper/$DEV bs=256k count=64 \
-		oflag=direct conv=fsync status=none
-	check "$t: nothing pending" wait_drained $DEV 120
-	sum=$(dd if=/dev/mapper/$DEV bs=1M count=16 iflag=direct status=none | sha256sum)
-	check "$t: remove" dmsetup remove $DEV
-	check "$t: assembled with member 1 missing" dmsetup create $DEV --table "${table/\/dev\/mapper\/ewm1 /- }"
-	check "$t: rebuild_rate 0" dmsetup message $DEV 0 rebuild_rate 0
+	degraded "$t" ddm || return 1
 	# the spare's label and the rebuild's first writes pass; the 24th
 	# write fails, without reaching the disk
 	check "$t: the spare's 24th write will fail" dmsetup message ewsp 0 fail_nth_write 24
