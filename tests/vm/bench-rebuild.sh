@@ -74,8 +74,12 @@
 # requests Q", idle_rebuild_region "REGION_BLOCKS SECONDS RATIO",
 # idle_rebuild_homes "HOMES SECONDS" (ddm: home replicas rebuilt to free
 # blocks and moved home afterwards; seconds from the replacement until
-# the last was home); predictor and predictor_after "ERROR_NS LEAD_NS";
-# after_write as before_write.
+# the last was home); io_disk "hddN requests Q seek_ms S rot_ms R
+# xfer_ms X busy B" (hddsim: each disk's requests during the idle
+# rebuild, their seek with the controller's overhead, rotational wait and
+# transfer in ms in all, and the time busy over the rebuild's);
+# predictor and predictor_after "ERROR_NS LEAD_NS"; after_write as
+# before_write.
 set -u
 export DM_DISABLE_UDEV=1
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -163,6 +167,17 @@ wait_idle() {	# the rebuild idle, all members A, nothing pending (field 8)
 		[ $((SECONDS - t0)) -gt 1800 ] && return 1
 	done
 	return 0
+}
+# hdd_snap FILE: per hddsim disk, "NAME REQUESTS SEEK_MS ROT_MS XFER_MS"
+# (status: the means over all requests, times their count), sorted by
+# name; empty unless the members are hddsim disks
+hdd_snap() {
+	: >"$1"
+	[ "$kind" = hddsim ] || return 0
+	for d in $(seq 0 $((NDEV - 1))); do
+		dmsetup status "hdd$d" | awk -v d="hdd$d" \
+			'{ printf "%s %d %.3f %.3f %.3f\n", d, $7, $7 * $11 / 1e6, $7 * $12 / 1e6, $7 * $13 / 1e6 }'
+	done | sort >"$1"
 }
 fail() {	# fail I: member I to dm-error, then failed
 	local round=0
@@ -270,7 +285,14 @@ wait_idle || note "rebuild 1 not idle: $(dmsetup status $DEV)"
 fail 2
 dmsetup message $DEV 0 rebuild_rate 0
 bg0=$(status_field $DEV 12) t0=$(now_s)
+hdd_snap /tmp/hdd0
 replace 2 ewsp2 5
+# on hddsim, the disks' own account when the member is rebuilt (ddm's
+# moves home come after): polled every 50 ms
+if [ "$kind" = hddsim ]; then
+	for _ in $(seq 36000); do [ "$(state_of 2)" = A ] && break; sleep 0.05; done
+	hdd_snap /tmp/hdd1
+fi
 wait_idle || note "rebuild 2 not idle: $(dmsetup status $DEV)"
 bg1=$(status_field $DEV 12) t1=$(now_s)
 ts=$(klog_time "member 2 replaced by") te=$(klog_time "rebuilt")
@@ -312,6 +334,19 @@ whole=$(awk -v r="$region" -v bs="$bs" -v s="$sp2" -v a="$ts" -v b="$te" \
 note "idle rebuild: the whole member region ($region blocks) written sequentially at the spare's rate takes ${whole% *} s: ${whole#* } of the rebuild's time"
 # shellcheck disable=SC2086
 result idle_rebuild_region "$region" $whole
+# hddsim: each disk's requests, seek (with the controller's overhead),
+# rotational wait and transfer during the idle rebuild, and the time it
+# was busy over the rebuild's (1.00: the rebuild's bottleneck)
+if [ -s /tmp/hdd1 ]; then
+	awk -v t="$(awk -v a="$ts" -v b="$te" 'BEGIN { print b - a }')" '
+		NR == FNR { n0[$1] = $2; s0[$1] = $3; r0[$1] = $4; x0[$1] = $5; next }
+		{ n = $2 - n0[$1]; if (n <= 0) next
+		  s = $3 - s0[$1]; r = $4 - r0[$1]; x = $5 - x0[$1]
+		  printf "io_disk %s requests %d seek_ms %.0f rot_ms %.0f xfer_ms %.0f busy %.2f\n",
+			$1, n, s, r, x, (s + r + x) / 1000 / t }' /tmp/hdd0 /tmp/hdd1 |
+		while read -r line; do result "$line"; done
+	note "idle rebuild on the disks (io_disk lines; hdd0-3: members 0-3, hdd4 and hdd5: the spares, hdd5 member 2's; busy: seek, rotation and transfer over the rebuild's time)"
+fi
 
 # 6. during an unthrottled rebuild
 fail 3
