@@ -420,8 +420,13 @@ static void ew_rb_stat_read(struct ew_array *a, u32 disk, u64 first, u32 nr,
 		s->hi = last;
 	} else if (first < s->next) {
 		s->back++;
-	} else {
-		s->skipped += first - s->next;
+	} else if (first > s->hi) {
+		/*
+		 * Past the furthest block read: counted from the last
+		 * read's end, reads back and forth (null_blk's ddm, no
+		 * window) counted the same blocks again and again.
+		 */
+		s->skipped += first - s->hi - 1;
 	}
 	s->lo = min(s->lo, first);
 	s->hi = max(s->hi, last);
