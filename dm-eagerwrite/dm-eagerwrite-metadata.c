@@ -125,6 +125,8 @@ struct ew_md {
 	/* set at open */
 	struct dm_io_client *io;
 	struct block_device *mdev[EW_META_MAX_COPIES];	/* the copies */
+	sector_t moff[EW_META_MAX_COPIES];	/* ... each image's start */
+	int mmember[EW_META_MAX_COPIES];	/* ... on this member; or -1 */
 	u32 nmdev;
 	bool opening;			/* in ew_md_open: a copy error refuses */
 	void (*event)(void *ctx);
@@ -240,12 +242,13 @@ struct ew_md_copy {
 /* ---------------------------------------------------------------- */
 /* I/O: synchronous dm_io, from process context only. */
 
-static int ew_md_rw(struct ew_md *md, struct block_device *bdev,
-		    blk_opf_t opf, void *buf, u64 blocknr, u32 nblocks)
+static int ew_md_rw_at(struct ew_md *md, struct block_device *bdev,
+		       sector_t off, blk_opf_t opf, void *buf, u64 blocknr,
+		       u32 nblocks)
 {
 	struct dm_io_region where = {
 		.bdev = bdev,
-		.sector = blocknr * EW_META_BLOCK_SECTORS,
+		.sector = off + blocknr * EW_META_BLOCK_SECTORS,
 		.count = (sector_t)nblocks * EW_META_BLOCK_SECTORS,
 	};
 	struct dm_io_request req = {
@@ -268,10 +271,31 @@ static int ew_md_rw(struct ew_md *md, struct block_device *bdev,
 	return ret;
 }
 
+/* A member label (at the start of the device). */
+static int ew_md_rw(struct ew_md *md, struct block_device *bdev,
+		    blk_opf_t opf, void *buf, u64 blocknr, u32 nblocks)
+{
+	return ew_md_rw_at(md, bdev, 0, opf, buf, blocknr, nblocks);
+}
+
 static int ew_md_read(struct ew_md *md, struct block_device *bdev, void *buf,
 		      u64 blocknr, u32 nblocks)
 {
 	return ew_md_rw(md, bdev, REQ_OP_READ, buf, blocknr, nblocks);
+}
+
+/* Metadata block blocknr of copy c. */
+static int ew_md_crw(struct ew_md *md, u32 c, blk_opf_t opf, void *buf,
+		     u64 blocknr, u32 nblocks)
+{
+	return ew_md_rw_at(md, md->mdev[c], md->moff[c], opf, buf, blocknr,
+			   nblocks);
+}
+
+static int ew_md_cread(struct ew_md *md, u32 c, void *buf, u64 blocknr,
+		       u32 nblocks)
+{
+	return ew_md_crw(md, c, REQ_OP_READ, buf, blocknr, nblocks);
 }
 
 /*
@@ -294,7 +318,7 @@ static void ew_md_mio(struct ew_md *md, u32 mask, blk_opf_t opf, void *buf,
 		if (!(mask & BIT(c)))
 			continue;
 		where[n].bdev = md->mdev[c];
-		where[n].sector = blocknr * EW_META_BLOCK_SECTORS;
+		where[n].sector = md->moff[c] + blocknr * EW_META_BLOCK_SECTORS;
 		where[n].count = (sector_t)nblocks * EW_META_BLOCK_SECTORS;
 		idx[n++] = c;
 	}
@@ -379,13 +403,13 @@ static int ew_md_mread(struct ew_md *md, void *buf, u64 blocknr, u32 nblocks)
 	u32 c;
 	int ret, ret2;
 
-	ret = ew_md_read(md, md->mdev[md->msrc], buf, blocknr, nblocks);
+	ret = ew_md_cread(md, md->msrc, buf, blocknr, nblocks);
 	if (!ret)
 		return 0;
 	for (c = 0; c < md->nmdev; c++) {
 		if (c == md->msrc || !(md->mlive & BIT(c)))
 			continue;
-		ret2 = ew_md_read(md, md->mdev[c], buf, blocknr, nblocks);
+		ret2 = ew_md_cread(md, c, buf, blocknr, nblocks);
 		if (ret2)
 			continue;
 		DMWARN_LIMIT("metadata copy %u: read error (%d) at block %llu: used copy %u",
@@ -487,9 +511,9 @@ static int ew_md_write_sb(struct ew_md *md, struct ew_meta_sb *sb)
 				continue;
 			sb->meta_copy = c;
 			bn = ew_meta_sb_encode(sb, md->sbbuf);
-			if (ew_md_rw(md, md->mdev[c], REQ_OP_WRITE |
-				     REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
-				     md->sbbuf, bn, 1))
+			if (ew_md_crw(md, c, REQ_OP_WRITE |
+				      REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
+				      md->sbbuf, bn, 1))
 				bad |= BIT(c);
 		}
 		sb->meta_copy = 0;
@@ -1652,7 +1676,15 @@ static void ew_md_mscan(struct ew_md *md, struct ew_md_mscan *ms, int *best)
 	*best = -1;
 	for (c = 0; c < md->nmdev; c++) {
 		memset(&ms[c], 0, sizeof(ms[c]));
-		ms[c].st = ew_md_read(md, md->mdev[c], md->iobuf, 0, 2);
+		if (!md->mdev[c]) {
+			/* on a member the table says is missing ("-") */
+			DMWARN("metadata copy %u: on member %d, missing",
+			       c, md->mmember[c]);
+			ms[c].st = -EIO;
+			ms[c].why = "missing";
+			continue;
+		}
+		ms[c].st = ew_md_cread(md, c, md->iobuf, 0, 2);
 		if (ms[c].st) {
 			DMERR("metadata copy %u (%pg): superblock unreadable (%d)",
 			      c, md->mdev[c], ms[c].st);
@@ -1900,13 +1932,13 @@ static int ew_md_mfix(struct ew_md *md, void *buf, u64 bn, u32 n,
 	for (c = 0; c < md->nmdev; c++) {
 		if (c == md->msrc || !(md->mlive & BIT(c)))
 			continue;
-		if (ew_md_read(md, md->mdev[c], buf, bn, n) ||
+		if (ew_md_cread(md, c, buf, bn, n) ||
 		    !check(md, buf, arg))
 			continue;
 		DMWARN_LIMIT("metadata copy %u: block %llu damaged, read from copy %u and repaired",
 			     md->msrc, bn, c);
-		if (ew_md_rw(md, md->mdev[md->msrc], REQ_OP_WRITE | REQ_FUA |
-			     REQ_SYNC, buf, bn, n))
+		if (ew_md_crw(md, md->msrc, REQ_OP_WRITE | REQ_FUA |
+			      REQ_SYNC, buf, bn, n))
 			DMWARN("metadata copy %u: repair of block %llu failed",
 			       md->msrc, bn);
 		spin_lock_irq(md->lock);
@@ -2181,8 +2213,11 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		return -ENOMEM;
 	}
 	md->nmdev = cfg->nmeta;
-	for (i = 0; i < cfg->nmeta; i++)
+	for (i = 0; i < cfg->nmeta; i++) {
 		md->mdev[i] = cfg->meta[i];
+		md->moff[i] = cfg->meta_off[i];
+		md->mmember[i] = cfg->on_members ? cfg->meta_member[i] : -1;
+	}
 	md->event = cfg->event;
 	md->event_ctx = cfg->event_ctx;
 	md->opening = true;
@@ -2282,7 +2317,8 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		for (i = 0; !ret && i < md->nmdev; i++)
 			if ((md->mlive | resync) & BIT(i))
 				ret = ew_meta_sb_check_size(&md->sb,
-							    bdev_nr_sectors(md->mdev[i]),
+							    bdev_nr_sectors(md->mdev[i]) -
+							    md->moff[i],
 							    error);
 		for (i = 0; !ret && i < md->nr; i++) {
 			/*
@@ -2459,6 +2495,40 @@ int ew_md_set_member_state(struct ew_md *md, u64 failed, u64 rebuilding)
  * A crash before 3 leaves member i failed on disk, its label check
  * skipped: the same device is taken as a replacement again.
  */
+/*
+ * Member i gets another device (bdev; NULL: missing), with the metadata
+ * on the members: the old device leaves with the old table, so the copy
+ * on it is no longer written (the survivors' superblock marks it stale,
+ * before anything else is written) and the next load resynchronises it
+ * onto bdev (ew_md_mchoose()).  The last live copy cannot go: the array
+ * turns read-only.  io_mutex held.
+ */
+static int ew_md_member_copy_gone(struct ew_md *md, u32 i,
+				  struct block_device *bdev)
+{
+	int ret = 0;
+	u32 c;
+
+	lockdep_assert_held(&md->io_mutex);
+	for (c = 0; c < md->nmdev; c++) {
+		if (md->mmember[c] != (int)i)
+			continue;
+		if (!ret && (md->mlive & BIT(c))) {
+			if (md->mlive & ~BIT(c)) {
+				ret = ew_md_mlost(md, BIT(c),
+						  "its member is replaced");
+			} else {
+				ew_md_mdrop(md, BIT(c), "its member is replaced");
+				ew_md_fail(md, "copy (the last one left)",
+					   -EIO);
+				ret = -EIO;
+			}
+		}
+		md->mdev[c] = bdev;
+	}
+	return ret;
+}
+
 int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 			 u64 failed, u64 rebuilding)
 {
@@ -2467,6 +2537,9 @@ int ew_md_replace_member(struct ew_md *md, u32 i, struct block_device *bdev,
 	int ret;
 
 	mutex_lock(&md->io_mutex);
+	ret = ew_md_member_copy_gone(md, i, bdev);
+	if (ret)
+		goto out;
 	ret = __ew_md_set_member_state(md, md->sb.member_failed | BIT_ULL(i),
 				       md->sb.member_rebuilding &
 				       ~BIT_ULL(i));
@@ -2506,5 +2579,6 @@ void ew_md_forget_member(struct ew_md *md, u32 i)
 {
 	mutex_lock(&md->io_mutex);
 	md->data[i] = NULL;
+	ew_md_member_copy_gone(md, i, NULL);
 	mutex_unlock(&md->io_mutex);
 }

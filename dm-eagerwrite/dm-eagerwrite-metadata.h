@@ -32,7 +32,15 @@ struct ew_md_config {
 	 * "Metadata copies")
 	 */
 	struct block_device *meta[EW_META_MAX_COPIES];
+	sector_t meta_off[EW_META_MAX_COPIES];	/* where each image starts */
 	u32 nmeta;
+	/*
+	 * The table's "-": the copies are on the members meta_member[c]
+	 * (ew_meta_members_holders()); meta[c] is that member's device,
+	 * NULL when it is missing
+	 */
+	bool on_members;
+	u32 meta_member[EW_META_MAX_COPIES];
 	struct block_device *data[EW_MAX_DISKS];
 	u32 nr;
 	const struct ew_table_args *t;

@@ -96,6 +96,31 @@ static void ew_array_free(struct ew_array *a)
 	kfree(a);
 }
 
+/*
+ * The members that hold the metadata copies, with the metadata on the
+ * members (ew_meta_members_holders()); how many.
+ */
+static u32 ew_meta_holders(const struct ew_target *t, u32 *member)
+{
+	return ew_meta_members_holders(t->args.layout, t->args.nr_disks,
+				       t->args.mirrors, member);
+}
+
+/* Is every device a metadata copy is written to non-rotational? */
+static bool ew_meta_nonrot(const struct ew_target *t)
+{
+	u32 member[EW_META_MAX_COPIES], n, c;
+
+	if (!t->on_members)
+		return bdev_nonrot(t->meta->bdev) &&
+		       (!t->meta_mirror || bdev_nonrot(t->meta_mirror->bdev));
+	n = ew_meta_holders(t, member);
+	for (c = 0; c < n; c++)
+		if (t->dev[member[c]] && !bdev_nonrot(t->dev[member[c]]->bdev))
+			return false;
+	return true;
+}
+
 static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 			   u64 disk_sectors, struct ew_array **out)
 {
@@ -114,11 +139,12 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 	a->geom = *g;
 	a->args = t->args;
 	a->block_sectors = g->p.block_sectors;
-	a->meta_dev = t->meta->bdev->bd_dev;
+	a->data_off = t->data_off;
+	a->on_members = t->on_members;
+	a->meta_dev = t->meta ? t->meta->bdev->bd_dev : 0;
 	a->meta_mirror_dev = t->meta_mirror ? t->meta_mirror->bdev->bd_dev : 0;
 	/* journal copies only where a copy costs no seek (see ew_ctr) */
-	a->jcopy = t->args.journal_copy && bdev_nonrot(t->meta->bdev) &&
-		   (!t->meta_mirror || bdev_nonrot(t->meta_mirror->bdev));
+	a->jcopy = t->args.journal_copy && ew_meta_nonrot(t);
 	a->sync = t->args.journal_copy && !a->jcopy ? 2 : t->args.sync;
 	a->need_delayed = g->p.mirrors - a->sync +
 		(g->p.layout == EW_LAYOUT_DDM ? 1 : 0);
@@ -188,9 +214,8 @@ static int ew_array_create(struct ew_target *t, const struct ew_geom *g,
 		 * layout's blocks start after the label (data_lba), so the
 		 * predicted tracks and angles are the member's own.
 		 */
-		ret = ew_disk_init(&m->model, &dp,
-				   disk_sectors + EW_MEMBER_DATA_OFFSET_SECTORS);
-		m->model.data_lba = EW_MEMBER_DATA_OFFSET_SECTORS;
+		ret = ew_disk_init(&m->model, &dp, disk_sectors + t->data_off);
+		m->model.data_lba = t->data_off;
 		if (ret) {
 			t->ti->error = "Cannot build the disk model";
 			goto bad;
@@ -434,7 +459,7 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 			 const struct ew_geom *g)
 {
 	struct ew_md_config cfg = {
-		.meta = { t->meta->bdev,
+		.meta = { t->meta ? t->meta->bdev : NULL,
 			  t->meta_mirror ? t->meta_mirror->bdev : NULL },
 		.nmeta = t->meta_mirror ? 2 : 1,
 		.event = ew_md_event,
@@ -462,6 +487,17 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 
 	for (i = 0; i < t->nr; i++)
 		cfg.data[i] = t->dev[i] ? t->dev[i]->bdev : NULL;
+	if (t->on_members) {
+		/* copy c on member meta_member[c], after its label */
+		cfg.on_members = true;
+		cfg.nmeta = ew_meta_holders(t, cfg.meta_member);
+		for (i = 0; i < cfg.nmeta; i++) {
+			struct dm_dev *d = t->dev[cfg.meta_member[i]];
+
+			cfg.meta[i] = d ? d->bdev : NULL;
+			cfg.meta_off[i] = EW_MEMBER_META_OFFSET_SECTORS;
+		}
+	}
 	ret = ew_md_open(&cfg, &a->md, &res, &error);
 	if (ret) {
 		t->ti->error = (char *)error;
@@ -528,6 +564,25 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 	return 0;
 }
 
+/*
+ * Is t a table of array a, already in memory: the same metadata device,
+ * or with the metadata on the members, a member device in common at the
+ * same position.
+ */
+static bool ew_array_same(const struct ew_array *a, const struct ew_target *t)
+{
+	u32 i;
+
+	if (!t->on_members)
+		return a->meta_dev == t->meta->bdev->bd_dev;
+	if (!a->on_members)
+		return false;
+	for (i = 0; i < t->nr && i < a->nr; i++)
+		if (t->dev[i] && a->data_dev[i] == t->dev[i]->bdev->bd_dev)
+			return true;
+	return false;
+}
+
 static bool ew_array_matches(const struct ew_array *a,
 			     const struct ew_target *t)
 {
@@ -540,6 +595,7 @@ static bool ew_array_matches(const struct ew_array *a,
 	    x->block_size != y->block_size ||
 	    x->delay_queue != y->delay_queue ||
 	    x->journal_copy != y->journal_copy || a->nr != t->nr ||
+	    a->on_members != t->on_members ||
 	    a->meta_mirror_dev != (t->meta_mirror ?
 				   t->meta_mirror->bdev->bd_dev : 0) ||
 	    a->geom.len_blocks * a->block_sectors != t->ti->len)
@@ -579,7 +635,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	struct ew_array *a;
 	struct ew_geom *g;
 	const char *why = NULL;
-	u64 disk_sectors = U64_MAX;
+	u64 disk_sectors = U64_MAX, meta_sectors;
 	fmode_t mode = dm_table_get_mode(ti->table);
 	u32 i, j;
 	int ret;
@@ -615,7 +671,9 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ret = -EINVAL;
 		goto bad;
 	}
-	ret = dm_get_device(ti, t->args.metadata_dev, mode, &t->meta);
+	t->on_members = ew_table_meta_on_members(&t->args);
+	ret = t->on_members ? 0 :
+		dm_get_device(ti, t->args.metadata_dev, mode, &t->meta);
 	if (ret) {
 		ti->error = "Cannot open the metadata device";
 		goto bad;
@@ -634,12 +692,6 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		}
 	}
 	/* a copy on a rotating device would cost a seek: sync 2 instead */
-	if (t->args.journal_copy &&
-	    (!bdev_nonrot(t->meta->bdev) ||
-	     (t->meta_mirror && !bdev_nonrot(t->meta_mirror->bdev))))
-		DMWARN("%s: journal_copy: %s",
-		       dm_table_device_name(ti->table),
-		       "the metadata device is rotational; a write waits for two replicas (sync 2)");
 	for (i = 0; i < t->args.nr_disks; i++) {
 		t->nr = i + 1;
 		if (ew_table_dev_missing(&t->args, i))
@@ -656,7 +708,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	for (i = 0; i < t->nr; i++) {
 		if (!t->dev[i])
 			continue;
-		if (t->dev[i]->bdev == t->meta->bdev) {
+		if (t->meta && t->dev[i]->bdev == t->meta->bdev) {
 			ti->error = "Metadata device is also a data device";
 			goto bad;
 		}
@@ -670,9 +722,29 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 				goto bad;
 			}
 	}
-	/* the layout starts after each member's label */
-	disk_sectors = disk_sectors > EW_MEMBER_DATA_OFFSET_SECTORS ?
-		disk_sectors - EW_MEMBER_DATA_OFFSET_SECTORS : 0;
+	/* a copy on a rotating device would cost a seek: sync 2 instead */
+	if (t->args.journal_copy && !ew_meta_nonrot(t))
+		DMWARN("%s: journal_copy: %s",
+		       dm_table_device_name(ti->table),
+		       "the metadata device is rotational; a write waits for two replicas (sync 2)");
+	/*
+	 * The layout starts after each member's label and, with the
+	 * metadata on the members, after the metadata image, whose size
+	 * follows from the table alone (its length and mirrors).
+	 */
+	t->data_off = EW_MEMBER_DATA_OFFSET_SECTORS;
+	if (t->on_members) {
+		if (ew_table_geom(&t->args, disk_sectors > t->data_off ?
+				  disk_sectors - t->data_off : 0,
+				  ti->len, g, &why)) {
+			ti->error = (char *)why;
+			goto bad;
+		}
+		meta_sectors = ew_meta_table_size_sectors(g, &t->args);
+		t->data_off = ew_meta_members_data_offset(meta_sectors);
+	}
+	disk_sectors = disk_sectors > t->data_off ?
+		disk_sectors - t->data_off : 0;
 	/* the table words stay with dm; keep no pointers into them */
 	t->args.metadata_dev = NULL;
 	t->args.metadata_mirror = NULL;
@@ -686,7 +758,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Data devices too large for 32-bit block numbers";
 		goto bad;
 	}
-	if (bdev_nr_sectors(t->meta->bdev) <
+	if (t->meta && bdev_nr_sectors(t->meta->bdev) <
 	    ew_meta_table_size_sectors(g, &t->args)) {
 		ti->error = "Metadata device too small";
 		goto bad;
@@ -699,7 +771,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	mutex_lock(&ew_arrays_lock);
 	list_for_each_entry(a, &ew_arrays, list) {
-		if (a->meta_dev != t->meta->bdev->bd_dev)
+		if (!ew_array_same(a, t))
 			continue;
 		if (!ew_array_matches(a, t)) {
 			mutex_unlock(&ew_arrays_lock);
@@ -717,7 +789,7 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		for (i = 0; i < t->nr; i++)
 			if (t->dev[i] &&
 			    bdev_nr_sectors(t->dev[i]->bdev) <
-			    EW_MEMBER_DATA_OFFSET_SECTORS +
+			    a->data_off +
 			    a->geom.region_blocks * a->block_sectors) {
 				mutex_unlock(&ew_arrays_lock);
 				ti->error = "Replacement data device too small";
@@ -1031,7 +1103,8 @@ static void ew_status(struct dm_target *ti, status_type_t type,
 		if (sz < maxlen)
 			sz += ew_table_format_layout(&t->args, result + sz,
 						     maxlen - sz);
-		DMEMIT(" %s %u", t->meta->name, t->nr);
+		DMEMIT(" %s %u", t->meta ? t->meta->name : EW_MISSING_DEV,
+		       t->nr);
 		for (i = 0; i < t->nr; i++)
 			DMEMIT(" %s", t->dev[i] ? t->dev[i]->name :
 			       EW_MISSING_DEV);
@@ -1199,8 +1272,7 @@ static int ew_iterate_devices(struct dm_target *ti,
 
 	for (i = 0; !ret && i < t->nr; i++)
 		if (t->dev[i])	/* "-": missing */
-			ret = fn(ti, t->dev[i], EW_MEMBER_DATA_OFFSET_SECTORS,
-				 len, data);
+			ret = fn(ti, t->dev[i], t->a->data_off, len, data);
 	return ret;
 }
 

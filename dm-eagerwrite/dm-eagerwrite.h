@@ -432,6 +432,9 @@ struct ew_array {
 	struct ew_geom geom;
 	u32 nr;
 	u32 block_sectors;
+	/* where the layout starts on every member (ew_block_sector()) */
+	sector_t data_off;
+	bool on_members;		/* the metadata is on the members */
 	u32 need_delayed;		/* entries a write reserves */
 	/*
 	 * Replicas a write waits for: args.sync, except with journal_copy
@@ -584,6 +587,8 @@ struct ew_target {
 	struct dm_dev *meta_mirror;	/* metadata_mirror; or NULL */
 	struct dm_dev *dev[EW_MAX_DISKS];
 	u32 nr;
+	sector_t data_off;		/* the layout's start on each member */
+	bool on_members;		/* metadata "-": on the members */
 };
 
 enum ew_io_kind {
@@ -680,12 +685,11 @@ static inline bool ew_cell_release(struct ew_array *a, struct ew_cell *c)
 
 /*
  * A physical block's sector on its member: the layout starts after the
- * member label (EW_MEMBER_DATA_OFFSET_SECTORS).  Every member I/O goes
- * through here.
+ * member label (a->data_off).  Every member I/O goes through here.
  */
 static inline sector_t ew_block_sector(struct ew_array *a, u64 pblock)
 {
-	return EW_MEMBER_DATA_OFFSET_SECTORS + pblock * a->block_sectors;
+	return a->data_off + pblock * a->block_sectors;
 }
 
 static inline u8 ew_epoch_enter(struct ew_array *a)

@@ -97,6 +97,8 @@ static const char * const ew_meta_errors[] = {
 	"copy slot header is not the copy the journal names",
 #define E_CP_DATA	ew_meta_errors[42]
 	"copy slot data does not match its checksum",
+#define E_META_WHERE	ew_meta_errors[43]
+	"the table and the array disagree on where the metadata is (a metadata device, or \"-\" for the members)",
 };
 
 const char *ew_meta_error(unsigned int i)
@@ -206,6 +208,33 @@ void ew_meta_layout(struct ew_meta_sb *sb)
 	}
 }
 
+u64 ew_meta_members_data_offset(u64 meta_sectors)
+{
+	u64 mib = 2048;
+
+	return EW_MEMBER_META_OFFSET_SECTORS +
+	       DIV_ROUND_UP(meta_sectors, mib) * mib;
+}
+
+u32 ew_meta_members_holders(enum ew_layout layout, u32 nr_disks,
+			    u32 mirrors, u32 *member)
+{
+	u32 n = 0, k;
+
+	if (!mirrors || nr_disks < 2 || nr_disks % mirrors)
+		return 0;
+	if (layout == EW_LAYOUT_DDM) {
+		member[n++] = 0;
+		member[n++] = 1;
+		return n;
+	}
+	for (k = 0; k < mirrors && n < EW_META_MAX_COPIES; k++)
+		member[n++] = k * (nr_disks / mirrors);
+	if (n == 1)
+		member[n++] = 1;
+	return n;
+}
+
 u64 ew_meta_size_blocks(u64 len_blocks, u32 mirrors)
 {
 	struct ew_meta_sb sb = { .len_blocks = len_blocks, .mirrors = mirrors };
@@ -260,9 +289,21 @@ int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
 	sb->len_blocks = g->len_blocks;
 	sb->disk_sectors = g->p.disk_sectors;
 	sb->region_blocks = g->region_blocks;
-	sb->data_offset_sectors = EW_MEMBER_DATA_OFFSET_SECTORS;
 	sb->copy_slots = t->journal_copy;
 	ew_meta_layout(sb);
+	sb->on_members = ew_table_meta_on_members(t);
+	sb->data_offset_sectors = EW_MEMBER_DATA_OFFSET_SECTORS;
+	if (sb->on_members) {
+		u32 holders[EW_META_MAX_COPIES];
+
+		sb->data_offset_sectors =
+			ew_meta_members_data_offset(sb->total_blocks *
+						    EW_META_BLOCK_SECTORS);
+		sb->meta_copies = ew_meta_members_holders(sb->layout,
+							  sb->nr_disks,
+							  sb->mirrors,
+							  holders);
+	}
 	sb->ckpt_area = 0;
 	sb->ckpt_seq = 0;
 	sb->journal_seq = 1;
@@ -318,6 +359,8 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 	d->meta_copies = cpu_to_le32(sb->meta_copies);
 	d->meta_copy = cpu_to_le32(sb->meta_copy);
 	d->meta_stale = cpu_to_le32(sb->meta_stale);
+	if (sb->on_members)
+		d->flags |= cpu_to_le32(EW_META_SB_MEMBERS);
 	ew_meta_seal(blk);
 	return blocknr;
 }
@@ -348,13 +391,13 @@ static bool ew_meta_sb_copies_sane(const struct ew_meta_sb *sb)
 static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 {
 	struct ew_meta_sb lay = *sb;
+	u32 holders[EW_META_MAX_COPIES];
 
 	if (sb->layout >= EW_LAYOUT_NR || sb->nr_disks < EW_MIN_DISKS ||
 	    sb->nr_disks > EW_MAX_DISKS || !sb->mirrors ||
 	    sb->mirrors > EW_MAX_MIRRORS || sb->mirrors > sb->nr_disks ||
 	    sb->block_size < EW_META_BLOCK_SIZE || !sb->len_blocks ||
 	    !sb->region_blocks || sb->region_blocks >= EW_MAP_NONE ||
-	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS ||
 	    !sb->generation || (sb->flags & ~EW_META_SB_FLAGS) ||
 	    !ew_meta_sb_members_sane(sb) || !ew_meta_sb_copies_sane(sb)) {
 		*why = E_SB_FIELDS;
@@ -373,6 +416,18 @@ static int ew_meta_sb_sane(const struct ew_meta_sb *sb, const char **why)
 	    sb->copy_slots > EW_MAX_JOURNAL_COPY || sb->ckpt_area > 1 ||
 	    !sb->journal_seq || sb->ckpt_seq > sb->generation) {
 		*why = E_SB_LAYOUT;
+		return -EINVAL;
+	}
+	/* on the members: the data after the image, a copy on each holder */
+	if (sb->on_members ?
+	    sb->data_offset_sectors !=
+	    ew_meta_members_data_offset(sb->total_blocks *
+					EW_META_BLOCK_SECTORS) ||
+	    sb->meta_copies != ew_meta_members_holders(sb->layout,
+						       sb->nr_disks,
+						       sb->mirrors, holders) :
+	    sb->data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS) {
+		*why = E_SB_FIELDS;
 		return -EINVAL;
 	}
 	return 0;
@@ -443,6 +498,8 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 		return -EINVAL;
 	}
 	sb->flags &= ~EW_META_SB_JCOPY;
+	sb->on_members = sb->flags & EW_META_SB_MEMBERS;
+	sb->flags &= ~EW_META_SB_MEMBERS;
 	if (ew_meta_sb_slot(sb->generation) != blocknr) {
 		*why = E_SB_WHERE;
 		return -EINVAL;
@@ -504,6 +561,8 @@ int ew_meta_sb_check_table(const struct ew_meta_sb *sb,
 	else if (ew_layout_eager(sb->layout) &&
 		 t->dilution_x100 != sb->dilution_x100)
 		*why = E_DILUTION;
+	else if (ew_table_meta_on_members(t) != sb->on_members)
+		*why = E_META_WHERE;
 	else if (t->chunk_sectors != sb->chunk_sectors)
 		*why = E_CHUNK;
 	else if (t->block_size != sb->block_size)
@@ -514,6 +573,9 @@ int ew_meta_sb_check_table(const struct ew_meta_sb *sb,
 		*why = E_SMALLER;
 	/* the area is sized at create; a table without the key writes none */
 	else if (t->journal_copy && t->journal_copy != sb->copy_slots)
+		*why = E_JCOPY;
+	/* ... and on the members it places the data after it */
+	else if (sb->on_members && t->journal_copy != sb->copy_slots)
 		*why = E_JCOPY;
 	else if (g->region_blocks != sb->region_blocks ||
 		 g->p.layout != sb->layout || g->p.nr_disks != sb->nr_disks ||

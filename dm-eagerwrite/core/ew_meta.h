@@ -75,6 +75,16 @@
  */
 #define EW_META_SB_JCOPY	0x4U
 
+/*
+ * MEMBERS: the metadata is kept on the members (the table's "-" for the
+ * metadata device): copy c of the image starts
+ * EW_MEMBER_META_OFFSET_SECTORS into member ew_meta_members_holders()[c],
+ * and every member's layout at ew_meta_members_data_offset().  Only on
+ * disk, as JCOPY: in memory sb->on_members says it.
+ */
+#define EW_META_SB_MEMBERS	0x8U
+#define EW_MEMBER_META_OFFSET_SECTORS	EW_MEMBER_DATA_OFFSET_SECTORS
+
 /* Copies of the metadata image an array can have (metadata_mirror: 2). */
 #define EW_META_MAX_COPIES	8
 
@@ -251,6 +261,8 @@ struct ew_meta_sb {
 	u32 meta_copies;
 	u32 meta_copy;
 	u32 meta_stale;
+	/* the image is on the members (flag MEMBERS), not on a device */
+	bool on_members;
 };
 
 /* A decoded member label. */
@@ -302,6 +314,21 @@ u64 ew_meta_size_sectors(const struct ew_geom *g);
  */
 u64 ew_meta_table_size_sectors(const struct ew_geom *g,
 			       const struct ew_table_args *t);
+/*
+ * Metadata on the members: where each member's layout starts when the
+ * image takes meta_sectors (the label's 1 MiB, then the image rounded up
+ * to whole MiB, so that the data stay aligned as before).
+ */
+u64 ew_meta_members_data_offset(u64 meta_sectors);
+/*
+ * ... and which members hold the copies (into member[], at most
+ * EW_META_MAX_COPIES; returns how many): every replica of the first
+ * column (raid10 and ew members k * N / mirrors, ddm the first pair),
+ * so that the map outlives every failure the data outlive; with one
+ * mirror, members 0 and 1.
+ */
+u32 ew_meta_members_holders(enum ew_layout layout, u32 nr_disks,
+			    u32 mirrors, u32 *member);
 /* 4 KiB blocks of one copy slot: a header and a data block. */
 static inline u32 ew_meta_copy_slot_blocks(u32 block_size)
 {

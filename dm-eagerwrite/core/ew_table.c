@@ -63,6 +63,7 @@ enum ew_table_err {
 	EW_TERR_MMIRROR_DEV,
 	EW_TERR_MMIRROR_IS_META,
 	EW_TERR_MMIRROR_IS_DATA,
+	EW_TERR_MMIRROR_MEMBERS,
 	EW_TERR_NR
 };
 
@@ -119,6 +120,7 @@ static const char *const ew_table_msgs[EW_TERR_NR] = {
 	[EW_TERR_MMIRROR_DEV] = "Feature metadata_mirror needs a device",
 	[EW_TERR_MMIRROR_IS_META] = "Metadata mirror is the metadata device",
 	[EW_TERR_MMIRROR_IS_DATA] = "Metadata mirror is also a data device",
+	[EW_TERR_MMIRROR_MEMBERS] = "Feature metadata_mirror needs a metadata device, not \"-\"",
 };
 
 #define EW_LAYOUT_BIT(l)	(1U << (l))
@@ -368,7 +370,8 @@ static enum ew_table_err ew_parse_devs(struct ew_table_args *t,
 		/* "-": a missing member (dm-raid's way), any number of them */
 		if (ew_table_dev_missing(t, i))
 			continue;
-		if (!strcmp(t->data_devs[i], t->metadata_dev))
+		if (!ew_table_meta_on_members(t) &&
+		    !strcmp(t->data_devs[i], t->metadata_dev))
 			return EW_TERR_META_IS_DATA;
 		for (j = 0; j < i; j++)
 			if (!strcmp(t->data_devs[i], t->data_devs[j]))
@@ -378,6 +381,11 @@ static enum ew_table_err ew_parse_devs(struct ew_table_args *t,
 		return EW_TERR_ALL_MISSING;
 	*used = 2 + n;
 	return EW_TERR_NONE;
+}
+
+bool ew_table_meta_on_members(const struct ew_table_args *t)
+{
+	return t->metadata_dev && !strcmp(t->metadata_dev, EW_MISSING_DEV);
 }
 
 bool ew_table_dev_missing(const struct ew_table_args *t, u32 i)
@@ -451,6 +459,8 @@ static enum ew_table_err ew_parse_features(struct ew_table_args *t,
 			return EW_TERR_FEATURE;
 		if (t->metadata_mirror)
 			return EW_TERR_DUP_MMIRROR;
+		if (ew_table_meta_on_members(t))
+			return EW_TERR_MMIRROR_MEMBERS;
 		if (i + 1 > n)
 			return EW_TERR_MMIRROR_DEV;
 		dev = argv[++i];

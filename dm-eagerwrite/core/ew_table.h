@@ -5,7 +5,8 @@
  *   <layout> <#layout_args> [<key> <value>]... <metadata_dev>
  *   <#data_devs> <data_dev>... [<#feature_args> [<feature>]...]
  *
- * A <data_dev> of "-" is a missing member (the array runs degraded).
+ * A <data_dev> of "-" is a missing member (the array runs degraded); a
+ * <metadata_dev> of "-" keeps the metadata on the members.
  *
  * Shared by the target's constructor and STATUSTYPE_TABLE, KUnit, the
  * unit tests and ewctl's table builder, so that what is accepted and what
@@ -82,6 +83,11 @@ struct ew_table_args {
 int ew_table_parse(unsigned int argc, char **argv, struct ew_table_args *t,
 		   const char **error);
 
+/*
+ * Is the metadata device word "-": the metadata kept on the members
+ * (Documentation/on-disk-format.rst, "Metadata on the members")?
+ */
+bool ew_table_meta_on_members(const struct ew_table_args *t);
 /* Is data device i of a parsed table the missing-member word "-"? */
 bool ew_table_dev_missing(const struct ew_table_args *t, u32 i);
 /*

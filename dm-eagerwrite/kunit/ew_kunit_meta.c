@@ -338,6 +338,46 @@ static void ew_meta_map_used(struct kunit *test)
 }
 
 /*
+ * The metadata on the members ("-"): the flag round trip, the data after
+ * the image, one copy per holder.
+ */
+static void ew_meta_members(struct kunit *test)
+{
+	static const u8 uuid[16] = { 16, 15, 14, 13 };
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct ew_meta_sb *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, BS, GFP_KERNEL);
+	u32 h[EW_META_MAX_COPIES];
+	const char *why = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	ew_meta_fix_init(test, f);
+	KUNIT_EXPECT_FALSE(test, f->sb.on_members);
+	KUNIT_EXPECT_EQ(test, f->sb.data_offset_sectors, 2048ULL);
+	f->t.metadata_dev = "-";
+	KUNIT_ASSERT_EQ(test, ew_meta_sb_init(&f->sb, &f->t, &f->g, uuid,
+					      &why), 0);
+	KUNIT_EXPECT_TRUE(test, f->sb.on_members);
+	KUNIT_EXPECT_EQ(test, f->sb.data_offset_sectors,
+			ew_meta_members_data_offset(f->sb.total_blocks *
+						    EW_META_BLOCK_SECTORS));
+	KUNIT_EXPECT_GE(test, f->sb.data_offset_sectors,
+			2048ULL + f->sb.total_blocks * EW_META_BLOCK_SECTORS);
+	KUNIT_EXPECT_EQ(test, ew_meta_members_holders(EW_LAYOUT_EW, 4, 2, h),
+			2U);
+	KUNIT_EXPECT_EQ(test, h[0], 0U);
+	KUNIT_EXPECT_EQ(test, h[1], 2U);
+	f->sb.meta_copies = 2;
+	ew_meta_sb_encode(&f->sb, blk);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(blk, 0, d, &why), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(d, &f->sb, sizeof(*d)), 0);
+	/* one copy where the holders are two */
+	f->sb.meta_copies = 0;
+	ew_meta_sb_encode(&f->sb, blk);
+	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(blk, 0, d, &why), -EINVAL);
+}
+
+/*
  * The CRC-32C check value: "123456789" gives 0xe3069283 with the final
  * inversion, so 0x1cf96d7c without it.  The same value is asserted for
  * the userspace ew_crc32c() in tests/unit/test_meta.c: the module and
@@ -355,6 +395,7 @@ static struct kunit_case ew_meta_cases[] = {
 	KUNIT_CASE_PARAM(ew_meta_replay_journal_copies, ew_meta_copy_gen_params),
 	KUNIT_CASE(ew_meta_labels),
 	KUNIT_CASE(ew_meta_map_used),
+	KUNIT_CASE(ew_meta_members),
 	{}
 };
 

@@ -406,6 +406,9 @@ static const struct ew_bad_line ew_bad_lines[] = {
 	  "Metadata mirror is the metadata device" },
 	{ "metadata_mirror on a data device", "ew 0 meta 2 a b 2 metadata_mirror b",
 	  "Metadata mirror is also a data device" },
+	{ "metadata_mirror with the metadata on the members",
+	  "ew 0 - 2 a b 2 metadata_mirror m2",
+	  "Feature metadata_mirror needs a metadata device, not \"-\"" },
 };
 
 static void ew_bad_line_desc(const struct ew_bad_line *c, char *desc)

@@ -66,7 +66,8 @@ static const char *const fuzz_lines[] = {
 	"ddm 2 dilution 2 m 4 a b c d 0",
 	/* with copy slots (journal_copy): COPY and UNCOPY records */
 	"raid10 6 mirrors 2 sync 1 journal_copy 8 m 4 a b c d 0",
-	"ew 4 mirrors 3 sync 2 m 6 a b c d e f 0",
+	/* the metadata on the members ("-"): flag MEMBERS, 3 copies */
+	"ew 4 mirrors 3 sync 2 - 6 a b c d e f 0",
 };
 #define FUZZ_NR_LINES	(sizeof(fuzz_lines) / sizeof(fuzz_lines[0]))
 

@@ -1734,6 +1734,91 @@ static void test_crash_model(void **state)
 	assert_true(ckpts > 20);
 }
 
+/*
+ * Metadata on the members ("-"): the superblock says so (flag MEMBERS),
+ * the data start after the image, and a table must agree on where the
+ * metadata is.
+ */
+static void test_members_sb(void **state)
+{
+	struct fix f, plain;
+	struct ew_meta_sb d;
+	struct ew_meta_sb_disk *disk;
+	const char *why = NULL;
+	u32 h[EW_META_MAX_COPIES];
+	u8 blk[BS];
+
+	(void)state;
+	fix_init(&f, "ew 4 mirrors 2 dilution 2 - 4 a b c d 0", 8192);
+	fix_init(&plain, EW4 " 0", 8192);
+	assert_true(f.sb.on_members);
+	assert_false(plain.sb.on_members);
+	assert_int_equal(plain.sb.data_offset_sectors, 2048);
+	/* the label's MiB, then the image in whole MiB */
+	assert_true(f.sb.data_offset_sectors >=
+		    2048 + f.sb.total_blocks * EW_META_BLOCK_SECTORS);
+	assert_int_equal(f.sb.data_offset_sectors % 2048, 0);
+	assert_true(f.sb.data_offset_sectors <
+		    4096 + f.sb.total_blocks * EW_META_BLOCK_SECTORS);
+	assert_int_equal(f.sb.data_offset_sectors,
+			 ew_meta_members_data_offset(f.sb.total_blocks *
+						     EW_META_BLOCK_SECTORS));
+	/* one copy per replica of the first column: members 0 and 2 */
+	f.sb.meta_copies = 2;
+	f.sb.meta_copy = 1;
+	ew_meta_sb_encode(&f.sb, blk);
+	disk = (struct ew_meta_sb_disk *)blk;
+	assert_int_equal(le32_to_cpu(disk->flags) & EW_META_SB_MEMBERS,
+			 EW_META_SB_MEMBERS);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
+	assert_memory_equal(&d, &f.sb, sizeof(d));
+	/* another copy count than the holders */
+	f.sb.meta_copies = 3;
+	ew_meta_sb_encode(&f.sb, blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
+	f.sb.meta_copies = 2;
+	/* the data where the image is, or the flag lost */
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->data_offset_sectors = cpu_to_le64(2048);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	assert_string_equal(why, "superblock has invalid geometry fields");
+	ew_meta_sb_encode(&f.sb, blk);
+	disk->flags = cpu_to_le32(le32_to_cpu(disk->flags) &
+				  ~EW_META_SB_MEMBERS);
+	reseal(blk);
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), -EINVAL);
+	/* a table names the metadata where the array has it */
+	expect_table(&f.sb, "ew 4 mirrors 2 dilution 2 - 4 a b c d 0", 8192,
+		     16384, NULL);
+	expect_table(&f.sb, EW4 " 0", 8192, 16384,
+		     "the table and the array disagree on where the metadata is (a metadata device, or \"-\" for the members)");
+	expect_table(&plain.sb, "ew 4 mirrors 2 dilution 2 - 4 a b c d 0",
+		     8192, 16384,
+		     "the table and the array disagree on where the metadata is (a metadata device, or \"-\" for the members)");
+	/* on the members the copy slots set where the data start */
+	fix_init(&f, "ew 8 mirrors 2 dilution 2 sync 1 journal_copy 4 - 4 a b c d 0",
+		 8192);
+	expect_table(&f.sb, "ew 6 mirrors 2 dilution 2 sync 1 - 4 a b c d 0",
+		     8192, 16384,
+		     "metadata has another number of journal_copy slots (fixed when the array is created)");
+	/* the holders */
+	assert_int_equal(ew_meta_members_holders(EW_LAYOUT_EW, 6, 3, h), 3);
+	assert_int_equal(h[0], 0);
+	assert_int_equal(h[1], 2);
+	assert_int_equal(h[2], 4);
+	assert_int_equal(ew_meta_members_holders(EW_LAYOUT_RAID10, 8, 2, h), 2);
+	assert_int_equal(h[1], 4);
+	assert_int_equal(ew_meta_members_holders(EW_LAYOUT_DDM, 8, 2, h), 2);
+	assert_int_equal(h[0], 0);
+	assert_int_equal(h[1], 1);
+	assert_int_equal(ew_meta_members_holders(EW_LAYOUT_RAID10, 4, 1, h), 2);
+	assert_int_equal(h[0], 0);
+	assert_int_equal(h[1], 1);
+	assert_int_equal(ew_meta_members_holders(EW_LAYOUT_EW, 5, 2, h), 0);
+}
+
 static void test_errors_listed(void **state)
 {
 	unsigned int i;
@@ -1768,6 +1853,7 @@ int main(void)
 		cmocka_unit_test(test_sb_round_trip),
 		cmocka_unit_test(test_sb_flags),
 		cmocka_unit_test(test_sb_meta_copies),
+		cmocka_unit_test(test_members_sb),
 		cmocka_unit_test(test_sb_every_byte_flip),
 		cmocka_unit_test(test_sb_torn_falls_back),
 		cmocka_unit_test(test_sb_version),

@@ -214,6 +214,10 @@ static const struct line_case lines[] = {
 	  "Metadata mirror is also a data device" },
 	{ "ew 0 meta @4 2 metadata_mirror m2 x", "Too many arguments" },
 	{ "ew 0 meta @4 3 metadata_mirror m2 x", "Unknown feature" },
+	/* "-": the metadata on the members; no mirror device then */
+	{ "ew 0 - @4 0", NULL },
+	{ "ew 0 - @4 2 metadata_mirror m2",
+	  "Feature metadata_mirror needs a metadata device, not \"-\"" },
 };
 
 static void test_lines(void **state)
@@ -515,9 +519,18 @@ static void test_missing_members(void **state)
 	split(&w, "ddm 0 meta 4 - /dev/b /dev/c -");
 	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
 	assert_true(ew_table_missing_ok(&t));
-	/* the metadata device cannot be missing: "-" is just its name */
+	assert_false(ew_table_meta_on_members(&t));
+	/* a metadata device of "-": the metadata on the members */
 	split(&w, "ew 0 - 2 /dev/a /dev/b");
 	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+	assert_true(ew_table_meta_on_members(&t));
+	ew_table_format(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "ew 2 sync 2 - 2 /dev/a /dev/b 0");
+	/* ... with missing members too */
+	split(&w, "raid10 0 - 4 - /dev/b /dev/c /dev/d");
+	assert_int_equal(ew_table_parse(w.argc, w.argv, &t, &err), 0);
+	assert_true(ew_table_meta_on_members(&t));
+	assert_true(ew_table_dev_missing(&t, 0));
 }
 
 /* Every dilution prints back to itself through a whole table line. */
