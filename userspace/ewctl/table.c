@@ -26,9 +26,12 @@ static void usage(FILE *f)
 "warning on stderr says what it risks.  <len> is the capacity unless\n"
 "--len is given.  Member sizes are read from the devices (BLKGETSIZE64\n"
 "for block devices, the size of regular files); the smallest counts,\n"
-"less the first 1 MiB of each member, which holds its label.\n"
+"less the first 1 MiB of each member, which holds its label.  With\n"
+"--metadata - the metadata is kept on the members (after the label of\n"
+"the members holding its copies, and the data after it on every member),\n"
+"and the capacity is what is left.\n"
 "\n"
-"  --metadata DEV     the metadata device (required)\n"
+"  --metadata DEV     the metadata device (required); \"-\": on the members\n"
 "  --metadata-mirror DEV\n"
 "                     a second metadata device holding a copy of the\n"
 "                     metadata (feature metadata_mirror)\n"
@@ -65,6 +68,21 @@ static void list_errors(void)
 	}
 }
 
+/* *len: the capacity, in bytes, on members of data sectors each. */
+static int capacity(const struct ew_table_args *t, u64 data, u64 *len)
+{
+	struct ew_geom_params p;
+	const char *err;
+
+	ew_table_geom_params(t, data, &p);
+	if (ew_geom_check(&p, &err)) {
+		fprintf(stderr, "%s: %s\n", ewctl_prog, err);
+		return -1;
+	}
+	*len = ew_geom_capacity_blocks(&p) * p.block_sectors * 512;
+	return 0;
+}
+
 int ewctl_table(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -84,7 +102,7 @@ int ewctl_table(int argc, char **argv)
 	struct ew_geom g;
 	const char *meta = NULL, *mirror = NULL, *err;
 	char line[8192];
-	u64 disk = 0, len = 0, sz;
+	u64 disk = 0, len = 0, sz, data;
 	bool json = false, have_len = false, have_disk = false;
 	unsigned int nr, i;
 	int c;
@@ -141,6 +159,11 @@ int ewctl_table(int argc, char **argv)
 	if (ewctl_parse_table(&lo, meta, nr, argv + optind, &w, &t))
 		return EWCTL_FAIL;
 	/* the target's checks, with its messages (ew_parse_features()) */
+	if (mirror && ew_table_meta_on_members(&t)) {
+		fprintf(stderr, "%s: %s\n", ewctl_prog,
+			"Feature metadata_mirror needs a metadata device, not \"-\"");
+		return EWCTL_FAIL;
+	}
 	if (mirror) {
 		bool data = false;
 
@@ -162,18 +185,28 @@ int ewctl_table(int argc, char **argv)
 				disk = sz;
 		}
 	}
-	if (!have_len) {
-		struct ew_geom_params p;
+	data = ewctl_member_data_sectors(disk);
+	if (!have_len && capacity(&t, data, &len))
+		return EWCTL_FAIL;
+	if (ew_table_meta_on_members(&t)) {
+		/*
+		 * the layout starts after the metadata image, sized by the
+		 * length (the target's ew_ctr()): a capacity without it,
+		 * then the capacity after it, whose image is no larger
+		 */
+		u64 off;
 
-		ew_table_geom_params(&t, ewctl_member_data_sectors(disk), &p);
-		if (ew_geom_check(&p, &err)) {
+		if (ew_table_geom(&t, data, len / 512, &g, &err)) {
 			fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 			return EWCTL_FAIL;
 		}
-		len = ew_geom_capacity_blocks(&p) * p.block_sectors * 512;
+		off = ew_meta_members_data_offset(ew_meta_table_size_sectors(&g,
+									     &t));
+		data = disk / 512 > off ? disk / 512 - off : 0;
+		if (!have_len && capacity(&t, data, &len))
+			return EWCTL_FAIL;
 	}
-	if (ew_table_geom(&t, ewctl_member_data_sectors(disk), len / 512, &g,
-			  &err)) {
+	if (ew_table_geom(&t, data, len / 512, &g, &err)) {
 		fprintf(stderr, "%s: %s\n", ewctl_prog, err);
 		return EWCTL_FAIL;
 	}
@@ -203,7 +236,7 @@ int ewctl_table(int argc, char **argv)
 		       (unsigned long long)(len / 512),
 		       (unsigned long long)(g.capacity_blocks *
 					    g.p.block_sectors),
-		       (unsigned long long)ewctl_member_data_sectors(disk),
+		       (unsigned long long)data,
 		       (unsigned long long)g.region_blocks, g.p.block_sectors);
 	}
 	return EWCTL_OK;

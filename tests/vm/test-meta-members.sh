@@ -1,0 +1,199 @@
+#!/bin/bash
+# vm-run: --disks 5 --disk-size 64M --meta-size 16M --timeout 1200
+# vmtest: beside
+#
+# The metadata on the members (issue 18 item 1; Documentation/
+# on-disk-format.rst, "Metadata on the members"): a table with "-" for
+# the metadata device keeps the metadata image after the label of every
+# replica of the first column (ew and raid10 members 0 and N/2, ddm 0 and
+# 1) and the data after it on every member.  It formats, reloads exactly,
+# keeps every fsync'd write across a remove and a load (ewprobe
+# generations), and each copy alone holds every fsync'd write (the other
+# blanked: loaded from it, the other repaired).  A holder that fails at
+# run time is dropped (status "DA", a dm event); the array then loads
+# without that member ("-") from the other copy, and a replacement given
+# while it runs is rebuilt and gets its copy at the next load ("repaired
+# from copy 1").  Refused: "-" with metadata_mirror, and "-" over an
+# array whose metadata is on a device.
+# Prints "ok - NAME" / "not ok - NAME" and "# " notes.
+set -u
+export DM_DISABLE_UDEV=1
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# shellcheck source=tests/vm/target-lib.sh
+. "${EW_TESTS:-$(dirname "$0")/..}/vm/target-lib.sh"
+
+load_target || { notok "module loaded"; finish; }
+ok "module loaded"
+
+# shellcheck disable=SC2206
+D=($EW_DISKS)
+DEV=ewmb
+SZ=$(blockdev --getsz "${D[0]}")
+# the members are linear devices, so that one can be switched to errors
+A=()
+for i in 0 1 2 3; do
+	dmsetup create "ewmb$i" --table "0 $SZ linear ${D[$i]} 0" ||
+		{ notok "member $i"; finish; }
+	A+=("/dev/mapper/ewmb$i")
+done
+# a replacement: another device (the target knows a member by its device)
+dmsetup create ewmbr --table "0 $SZ linear ${D[4]} 0" ||
+	{ notok "replacement device"; finish; }
+R=/dev/mapper/ewmbr
+# shellcheck disable=SC2034 # read by target-lib's gen_write, gen_verify
+GEN_BLOCKS=512
+
+copies() { status_field "$DEV" 32; }
+copies_are() {
+	[ "$(copies)" = "$1" ] && return 0
+	note "metadata copies: $(copies), want $1"
+	return 1
+}
+# a member's label and the 1 MiB after it (where a copy's superblocks are)
+blank() { dd if=/dev/zero of="$1" bs=1M count=2 oflag=direct status=none; }
+blank_all() { local d; for d in "${A[@]}"; do blank "$d" || return 1; done; }
+# image MEMBER FILE: the metadata image kept on MEMBER (from 1 MiB on)
+image() {
+	dd if="$1" of="$2" bs=1M skip=1 count=$((MB - 1)) iflag=direct \
+		status=none
+}
+# kill_copy MEMBER: zeros over the superblocks of the copy kept there
+kill_copy() {
+	dd if=/dev/zero of="$1" bs=4096 seek=256 count=2 oflag=direct \
+		status=none
+}
+refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
+	local msg=$1 table=$2
+	klog_mark
+	if dmsetup create ewbad --table "$table" 2>/dev/null; then
+		note "accepted: $table"
+		dmsetup remove ewbad
+		return 1
+	fi
+	klog_has "eagerwrite: $msg" && return 0
+	note "want: $msg"
+	klog_since | grep eagerwrite | sed 's/^/#   /'
+	return 1
+}
+event_nr() { dmsetup info "$DEV" | awk '/Event number/ { print $3 }'; }
+set_member() {	# set_member I TABLE: member I's device gets TABLE
+	dmsetup suspend "ewmb$1" && dmsetup load "ewmb$1" --table "$2" &&
+		dmsetup resume "ewmb$1"
+}
+
+for layout in ew raid10 ddm; do
+	case $layout in
+	ddm) H0=${A[0]} H1=${A[1]} ;;
+	*) H0=${A[0]} H1=${A[2]} ;;
+	esac
+	blank_all
+	T=$(ewctl table --layout $layout --metadata - "${A[@]}")
+	TJ=$(ewctl table --layout $layout --metadata - --json "${A[@]}")
+	# the image's MiB, from the length ewctl left to the data
+	MB=$(( (SZ - $(sed 's/.*"disk_sectors": \([0-9]*\).*/\1/' <<<"$TJ")) \
+		/ 2048 ))
+	note "$layout: $T (data after $MB MiB)"
+	klog_mark
+	check "$layout: create, metadata on the members" \
+		dmsetup create $DEV --table "$T"
+	check "$layout: the kernel formatted it" \
+		klog_has "new array, metadata formatted"
+	check "$layout: both copies written (AA)" copies_are AA
+	check "$layout: TABLE reloads exactly, with \"-\"" table_round_trip $DEV
+	check "$layout: generations written" gen_write $DEV 400 1
+	check "$layout: remove" dmsetup remove $DEV
+	check "$layout: ewctl dump reads the image copied out" \
+		eval 'image "$H0" /tmp/i0 &&
+			ewctl dump /tmp/i0 | grep -q "^metadata size"'
+	check "$layout: load" dmsetup create $DEV --table "$T"
+	check "$layout: load: no write lost" gen_verify $DEV
+	check "$layout: load: AA" copies_are AA
+	check "$layout: remove again" dmsetup remove $DEV
+	# each copy alone holds every fsync'd write: the other one blanked,
+	# the array loads from it and repairs the other
+	for h in 0 1; do
+		if [ $h = 0 ]; then kill_copy "$H1"; else kill_copy "$H0"; fi
+		klog_mark
+		check "$layout: copy $h alone: load" \
+			dmsetup create $DEV --table "$T"
+		check "$layout: copy $h alone: the other repaired from it" \
+			klog_has "repaired from copy $h"
+		check "$layout: copy $h alone: no write lost" gen_verify $DEV
+		check "$layout: copy $h alone: AA" copies_are AA
+		check "$layout: copy $h alone: remove" dmsetup remove $DEV
+	done
+done
+
+# --- ew: a holder fails at run time, loads without it, is replaced
+layout=ew
+blank_all
+T=$(ewctl table --layout ew --metadata - "${A[@]}")
+TJ=$(ewctl table --layout ew --metadata - --json "${A[@]}")
+MB=$(( (SZ - $(sed 's/.*"disk_sectors": \([0-9]*\).*/\1/' <<<"$TJ")) / 2048 ))
+check "runtime: create" dmsetup create $DEV --table "$T"
+check "runtime: writes" gen_write $DEV 300 2
+# shellcheck disable=SC2034 # read in an eval below
+ev0=$(event_nr)
+klog_mark
+set_member 0 "0 $SZ error"
+check "runtime: writes go on after member 0 fails" gen_write $DEV 300 3
+check "runtime: copy 0 dropped (DA)" copies_are DA
+check "runtime: metadata still ok" \
+	eval '[ "$(status_field $DEV 16)" = ok ]'
+check "runtime: the kernel said so" klog_has "metadata copy 0 (dm-"
+check "runtime: a dm event" eval '[ "$(event_nr)" -gt "$ev0" ]'
+check "runtime: remove" dmsetup remove $DEV
+TD=${T/ ${A[0]} / - }
+check "degraded: member 0 missing: load" dmsetup create $DEV --table "$TD"
+check "degraded: every fsync'd write there" gen_verify $DEV
+check "degraded: copy 0 missing (DA)" copies_are DA
+check "degraded: TABLE reloads exactly" table_round_trip $DEV
+check "degraded: remove" dmsetup remove $DEV
+# a blank device given for member 0 while the array runs degraded: a
+# replacement, rebuilt; its copy of the metadata comes at the next load
+check "replaced: degraded load" dmsetup create $DEV --table "$TD"
+blank "$R"
+TR=${T/ ${A[0]} / $R }
+klog_mark
+check "replaced: reload with a new member 0" eval 'dmsetup suspend $DEV &&
+	dmsetup load $DEV --table "$TR" && dmsetup resume $DEV'
+check "replaced: rebuilt" rebuilt_drained $DEV 300
+check "replaced: no write lost" gen_verify $DEV
+check "replaced: copy 0 still out (DA)" copies_are DA
+check "replaced: more writes" gen_write $DEV 300 4
+check "replaced: remove" dmsetup remove $DEV
+klog_mark
+check "replaced: load" dmsetup create $DEV --table "$TR"
+check "replaced: copy 0 repaired from copy 1, said" \
+	eval 'klog_has "metadata copy 0 " && klog_has "repaired from copy 1"'
+check "replaced: AA" copies_are AA
+check "replaced: no write lost" gen_verify $DEV
+check "replaced: remove" dmsetup remove $DEV
+kill_copy "${A[2]}"
+check "replaced: its copy alone: load" dmsetup create $DEV --table "$TR"
+check "replaced: its copy alone: no write lost" gen_verify $DEV
+check "replaced: its copy alone: remove" dmsetup remove $DEV
+
+# refusals (member 0's first device back)
+set_member 0 "0 $SZ linear ${D[0]} 0"
+check "\"-\" with metadata_mirror: refused" refused \
+	"Feature metadata_mirror needs a metadata device" \
+	"${T% 0} 2 metadata_mirror $EW_META"
+blank_all
+wipe_array "$EW_META"
+TM=$(ewctl table --layout ew --metadata "$EW_META" "${A[@]}")
+check "an array on a metadata device: create" dmsetup create $DEV --table "$TM"
+check "... written" gen_write $DEV 100 6
+check "... remove" dmsetup remove $DEV
+klog_mark
+check "... \"-\" over it: refused" eval '! dmsetup create $DEV --table "$T" 2>/dev/null'
+check "... \"-\" over it: said why" klog_has "eagerwrite: "
+klog_since | grep "eagerwrite: " | sed 's/^/#   /'
+check "... still loads with its metadata device" \
+	dmsetup create $DEV --table "$TM"
+check "... no write lost" gen_verify $DEV
+check "... remove" dmsetup remove $DEV
+klog_mark_all
+check "kernel log clean (whole run)" klog_clean
+for i in 0 1 2 3 r; do dmsetup remove "ewmb$i"; done
+finish
