@@ -110,8 +110,10 @@ for layout in ew raid10 ddm; do
 	check "$layout: load: AA" copies_are AA
 	check "$layout: remove again" dmsetup remove $DEV
 	# each copy alone holds every fsync'd write: the other one blanked,
-	# the array loads from it and repairs the other
-	for h in 0 1; do
+	# the array loads from it and repairs the other; then new writes,
+	# which must reach both (copy 1 first: copy 0 is the source while
+	# both are live)
+	for h in 1 0; do
 		if [ $h = 0 ]; then kill_copy "$H1"; else kill_copy "$H0"; fi
 		klog_mark
 		check "$layout: copy $h alone: load" \
@@ -120,6 +122,8 @@ for layout in ew raid10 ddm; do
 			klog_has "repaired from copy $h"
 		check "$layout: copy $h alone: no write lost" gen_verify $DEV
 		check "$layout: copy $h alone: AA" copies_are AA
+		check "$layout: copy $h alone: new writes" \
+			gen_write $DEV 200 $((7 + h))
 		check "$layout: copy $h alone: remove" dmsetup remove $DEV
 	done
 done
