@@ -745,8 +745,11 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	disk_sectors = disk_sectors > t->data_off ?
 		disk_sectors - t->data_off : 0;
-	/* the table words stay with dm; keep no pointers into them */
-	t->args.metadata_dev = NULL;
+	/*
+	 * the table words stay with dm; keep no pointers into them ("-" is
+	 * the core's own string: ew_table_meta_on_members() reads it)
+	 */
+	t->args.metadata_dev = t->on_members ? EW_MISSING_DEV : NULL;
 	t->args.metadata_mirror = NULL;
 	memset(t->args.data_devs, 0, sizeof(t->args.data_devs));
 
