@@ -105,6 +105,18 @@ for layout in ew raid10 ddm; do
 	check "$layout: ewctl dump reads the image copied out" \
 		eval 'image "$H0" /tmp/i0 &&
 			ewctl dump /tmp/i0 | grep -q "^metadata size"'
+	check "$layout: ewctl dump reads it on the holder" \
+		eval 'ewctl dump "$H1" | grep -q "^metadata size"'
+	check "$layout: the superblock says MEMBERS, data after the image" \
+		eval 'ewctl dump --json "$H0" | grep -q "\"on_members\": true" &&
+			ewctl dump --json "$H0" |
+			grep -q "\"data_offset_sectors\": $((MB * 2048))"'
+	check "$layout: ewctl check: both copies, in sync" \
+		eval 'ewctl check --metadata-mirror "$H1" "$H0" "${A[@]}" |
+			grep -q "copies: in sync"'
+	check "$layout: ewctl check of a member without a copy: says so" \
+		eval 'out=$(ewctl check "${A[3]}" "${A[@]}"); rc=$?;
+			[ $rc = 1 ] && grep -q "holds no copy" <<<"$out"'
 	check "$layout: load" dmsetup create $DEV --table "$T"
 	check "$layout: load: no write lost" gen_verify $DEV
 	check "$layout: load: AA" copies_are AA

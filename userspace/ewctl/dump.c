@@ -107,6 +107,7 @@ static void dump_json(const struct ewctl_meta *m,
 	       (unsigned long long)sb->journal_seq);
 	printf(", \"flags\": %u, \"clean\": %s", sb->flags,
 	       sb->flags & EW_META_SB_CLEAN ? "true" : "false");
+	printf(", \"on_members\": %s", sb->on_members ? "true" : "false");
 	printf(", \"meta_copies\": %u, \"meta_copy\": %u, \"meta_stale\": %u",
 	       ewctl_sb_copies(sb), sb->meta_copy,
 	       sb->meta_stale);
@@ -169,6 +170,9 @@ static void dump_text(const struct ewctl_meta *m,
 	       (unsigned long long)sb->region_blocks);
 	printf("metadata size    %llu blocks of 4 KiB\n",
 	       (unsigned long long)sb->total_blocks);
+	if (sb->on_members)
+		printf("metadata on      the members, from sector %llu of each holder\n",
+		       (unsigned long long)EW_MEMBER_META_OFFSET_SECTORS);
 	printf("journal area     blocks %llu..%llu, %llu slots of %u copies\n",
 	       (unsigned long long)sb->journal_start,
 	       (unsigned long long)(sb->journal_start +

@@ -15,7 +15,12 @@
 struct ewctl_meta {
 	const char *path;
 	FILE *f;
-	u64 bytes;		/* device or file size */
+	u64 bytes;		/* device or file size (from base on) */
+	/*
+	 * block 0 of the image: 0, or on a member of an array whose
+	 * metadata is on the members, EW_MEMBER_META_OFFSET_SECTORS in
+	 */
+	u64 base;
 	u8 slot[2][EW_META_BLOCK_SIZE];
 	int pick;		/* ew_meta_sb_pick()'s result */
 	const char *pick_why;
@@ -27,7 +32,9 @@ struct ewctl_meta {
 };
 
 /*
- * Opens path, reads both superblock slots and picks one.  Returns 0, or
+ * Opens path, reads both superblock slots and picks one.  path may be a
+ * member that holds a copy of its array's metadata (metadata on the
+ * members: the image after its label).  Returns 0, or
  * -1 after printing why it cannot be read at all (I/O).  m->pick says
  * whether a superblock was found.
  */

@@ -74,8 +74,9 @@ void ewctl_copies_str(const struct ew_meta_sb *sb, char *buf, size_t len)
 	u32 c, n = ewctl_sb_copies(sb);
 	int k;
 
-	k = snprintf(buf, len, "copy %u of %u (metadata_mirror), stale:",
-		     sb->meta_copy, n);
+	k = snprintf(buf, len, "copy %u of %u (%s), stale:",
+		     sb->meta_copy, n, sb->on_members ?
+		     "on the members" : "metadata_mirror");
 	if (!sb->meta_stale && k >= 0 && (size_t)k < len)
 		k += snprintf(buf + k, len - k, " none");
 	for (c = 0; c < n && k >= 0 && (size_t)k < len; c++)
@@ -111,6 +112,7 @@ int ewctl_uuid_parse(const char *s, u8 *uuid)
 
 int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 {
+	struct ew_meta_label l;
 	struct ew_meta_sb s;
 	u32 i;
 
@@ -123,8 +125,37 @@ int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 		fprintf(stderr, "%s: %s: cannot open\n", ewctl_prog, path);
 		return -1;
 	}
+	/*
+	 * A member label in the first block: with the metadata on the
+	 * members, a holder's copy starts after it; otherwise this is a
+	 * data device, not metadata
+	 */
+	if (!ewctl_read_block(m->f, 0, m->slot[0]) &&
+	    !ew_meta_label_decode(m->slot[0], &l, &m->pick_why)) {
+		if (l.data_offset_sectors == EW_MEMBER_DATA_OFFSET_SECTORS) {
+			m->pick = -EINVAL;
+			m->pick_why = "a data device of an array whose metadata is on a metadata device";
+			return 0;
+		}
+		u32 h[EW_META_MAX_COPIES], n, c;
+
+		n = ew_meta_members_holders(l.layout, l.nr_disks, l.mirrors,
+					    h);
+		for (c = 0; c < n && h[c] != l.member; c++)
+			;
+		if (c == n) {
+			m->pick = -EINVAL;
+			m->pick_why = "a member that holds no copy of its array's metadata";
+			return 0;
+		}
+		m->base = EW_MEMBER_META_OFFSET_SECTORS /
+			  EW_META_BLOCK_SECTORS;
+		m->bytes = m->bytes > m->base * EW_META_BLOCK_SIZE ?
+			   m->bytes - m->base * EW_META_BLOCK_SIZE : 0;
+	}
+	m->pick_why = NULL;
 	for (i = 0; i < EW_META_SB_SLOTS; i++) {
-		if (ewctl_read_block(m->f, i, m->slot[i])) {
+		if (ewctl_read_block(m->f, m->base + i, m->slot[i])) {
 			fprintf(stderr, "%s: %s: read error\n", ewctl_prog, path);
 			ewctl_meta_close(m);
 			return -1;
@@ -162,7 +193,7 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
 	for (i = 0; sb->ckpt_seq && i < sb->ckpt_blocks; i++) {
 		u64 bn = sb->ckpt_start[sb->ckpt_area] + i;
 
-		if (ewctl_read_block(m->f, bn, blk))
+		if (ewctl_read_block(m->f, m->base + bn, blk))
 			goto io;
 		if (ew_meta_ckpt_decode(sb, blk, i, &ld->map, &ld->why)) {
 			ld->ret = -EINVAL;
@@ -179,7 +210,7 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
 		return -1;
 	}
 	for (i = 0; i < sb->journal_slots * EW_META_JOURNAL_COPIES; i++)
-		if (ewctl_read_block(m->f, sb->journal_start + i,
+		if (ewctl_read_block(m->f, m->base + sb->journal_start + i,
 				     area + i * EW_META_BLOCK_SIZE)) {
 			free(area);
 			goto io;
