@@ -11,7 +11,8 @@
 #                       [--max-delay S] [--seed X] [--rate] [--wcache N]
 #
 # CFG is LAYOUT:SYNC (an eagerwrite array, 2 mirrors, over disk00..disk03
-# with the harness's metadata disk) or raw (disk00 itself); cut i uses the
+# with the harness's metadata disk), LAYOUT:SYNC+m (the same with the
+# metadata on the members) or raw (disk00 itself); cut i uses the
 # (i-1)-th CFG modulo their number.  Default: the six of raid10, ddm, ew x
 # sync 1, 2; 6 cuts; 1.5 to 6 s of writing before each cut.
 #

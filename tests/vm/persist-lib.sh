@@ -16,14 +16,18 @@
 
 export DM_DISABLE_UDEV=1
 
-# pl_table CONFIG META MEMBER...: the table line (nothing for raw)
+# pl_table CONFIG META MEMBER...: the table line (nothing for raw);
+# CONFIG LAYOUT:SYNC, or LAYOUT:SYNC+m with the metadata on the members
+# (META unused)
 pl_table() {
-	local cfg=$1 meta=$2
+	local cfg=$1 meta=$2 sync
 	shift 2
+	sync=${cfg##*:}
+	[ "${sync%+m}" != "$sync" ] && sync=${sync%+m} meta=-
 	case $cfg in
 	raw) return 0 ;;
 	linear) echo "0 $(blockdev --getsz "$1") linear $1 0" ;;
-	*:*) ewctl table --layout "${cfg%%:*}" --sync "${cfg##*:}" \
+	*:*) ewctl table --layout "${cfg%%:*}" --sync "$sync" \
 		--metadata "$meta" "$@" ;;
 	*) echo "persist-lib: unknown config $cfg" >&2; return 2 ;;
 	esac
@@ -33,13 +37,16 @@ pl_table() {
 # create formats a new array instead of reassembling the old one (the
 # target formats a metadata device whose first 4 KiB are zeros; the
 # superblock has two slots, hence 8 KiB; each member's label is in its
-# first 4 KiB).  Data blocks are left: a new array never reads them.
+# first 4 KiB; with the metadata on the members, the superblock slots of
+# a copy are 1 MiB in).  Data blocks are left: a new array never reads
+# them.
 pl_fresh() {
 	local d
 	dd if=/dev/zero of="$1" bs=4096 count=2 oflag=direct conv=notrunc status=none || return 1
 	shift
 	for d in "$@"; do
 		dd if=/dev/zero of="$d" bs=4096 count=1 oflag=direct conv=notrunc status=none || return 1
+		dd if=/dev/zero of="$d" bs=4096 seek=256 count=2 oflag=direct conv=notrunc status=none || return 1
 	done
 }
 
