@@ -14,6 +14,8 @@
 #                its commit; the metadata disk is marked non-rotational
 #                (sysfs), as the SSD it stands for (journal copies need
 #                one; the mark stays for the configurations after it)
+#   r10s1m ... ew2m  the same with the metadata on the members ("-"):
+#                all-rotating, no metadata device (issue 18)
 #   r10s1h ... ew2h  the same eagerwrite configuration with its metadata
 #                device on one more hddsim disk (the all-rotating case;
 #                without "h" it is the harness's metadata disk, a loop
@@ -163,12 +165,13 @@ zero_rmeta() {
 
 # meta_dev CONFIG: the eagerwrite metadata device of CONFIG.
 meta_dev() {
-	case $1 in *h) echo /dev/mapper/hddmeta ;; *) echo "$EW_META" ;; esac
+	case $1 in *h) echo /dev/mapper/hddmeta ;; *m) echo - ;; *) echo "$EW_META" ;; esac
 }
 
 make_table() {	# make_table CONFIG
 	local t i len m
 	m=$(meta_dev "$1")
+	case $1 in md) ;; *m) set -- "${1%m}" ;; esac
 	case ${1%h} in
 	dmraid)
 		# The array: n/2 x the member, whole chunks.
@@ -291,7 +294,7 @@ sync_jobs() {
 # cost wall time, and 4000 requests hold a p99 to 40 samples.
 run_config() {	# run_config CONFIG DEV
 	local cfg=$1 dev=$2 rate r w j rt rl=$rates
-	case $cfg in *h) rl=${rates%% *} ;; esac
+	case $cfg in *h|*[0-9]m) rl=${rates%% *} ;; esac
 	for rate in $rl; do
 		r=$(( rate * 655 / 1000 )) w=$(( rate - rate * 655 / 1000 ))
 		rt=$(( 4000 / rate ))
@@ -399,7 +402,7 @@ for cfg in $configs; do
 	table=$(make_table "$cfg") || { say "$cfg: no table"; continue; }
 	if [ "$cfg" = dmraid ]; then
 		zero_rmeta
-	else
+	elif [ "$(meta_dev "$cfg")" != - ]; then
 		dd if=/dev/zero of="$(meta_dev "$cfg")" bs=1M count=1 oflag=direct 2>/dev/null
 	fi
 	dmsetup create bench --table "$table" 2>"$out/create.err" ||

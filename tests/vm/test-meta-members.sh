@@ -13,8 +13,9 @@
 # run time is dropped (status "DA", a dm event); the array then loads
 # without that member ("-") from the other copy, and a replacement given
 # while it runs is rebuilt and gets its copy at the next load ("repaired
-# from copy 1").  Refused: "-" with metadata_mirror, and "-" over an
-# array whose metadata is on a device.
+# from copy 1"); one whose copy is still live (its data writes failed,
+# behind ewfault) has that copy dropped first.  Refused: "-" with
+# metadata_mirror, and "-" over an array whose metadata is on a device.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
 export DM_DISABLE_UDEV=1
@@ -189,6 +190,46 @@ kill_copy "${A[2]}"
 check "replaced: its copy alone: load" dmsetup create $DEV --table "$TR"
 check "replaced: its copy alone: no write lost" gen_verify $DEV
 check "replaced: its copy alone: remove" dmsetup remove $DEV
+
+# a holder failed by write errors to its data while its copy still takes
+# the metadata writes (below the data), then replaced at run time: the
+# live copy is dropped before anything else is written
+if load_ewfault; then
+	set_member 0 "0 $SZ ewfault ${D[0]} 0"
+	blank_all
+	blank "$R"
+	check "live copy replaced: create" dmsetup create $DEV --table "$T"
+	check "live copy replaced: writes" gen_write $DEV 200 10
+	dmsetup message ewmb0 0 fail_writes_from $((MB * 2048))
+	check "live copy replaced: writes go on" gen_write $DEV 300 11
+	for _ in $(seq 40); do
+		[ "$(member_state $DEV 0)" = D ] && break
+		sleep 0.5
+	done
+	check "live copy replaced: member 0 failed" \
+		eval '[ "$(member_state $DEV 0)" = D ]'
+	check "live copy replaced: its copy still live (AA)" copies_are AA
+	klog_mark
+	check "live copy replaced: reload with a new member 0" \
+		eval 'dmsetup suspend $DEV && dmsetup load $DEV --table "$TR" &&
+			dmsetup resume $DEV'
+	check "live copy replaced: the copy dropped, said" \
+		klog_has "its member is replaced: no longer written, marked stale"
+	check "live copy replaced: DA" copies_are DA
+	check "live copy replaced: rebuilt" rebuilt_drained $DEV 300
+	check "live copy replaced: no write lost" gen_verify $DEV
+	check "live copy replaced: remove" dmsetup remove $DEV
+	klog_mark
+	check "live copy replaced: load" dmsetup create $DEV --table "$TR"
+	check "live copy replaced: repaired from copy 1" \
+		klog_has "repaired from copy 1"
+	check "live copy replaced: AA" copies_are AA
+	check "live copy replaced: no write lost after the load" gen_verify $DEV
+	check "live copy replaced: remove again" dmsetup remove $DEV
+	dmsetup message ewmb0 0 clear
+else
+	notok "ewfault loaded"
+fi
 
 # refusals (member 0's first device back)
 set_member 0 "0 $SZ linear ${D[0]} 0"
