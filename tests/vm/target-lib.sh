@@ -72,6 +72,22 @@ klog_has() {	# klog_has STRING: STRING appeared after the mark
 	klog_since | grep -qF -- "$1"
 }
 
+# table_refused MESSAGE TABLE: dmsetup create refuses TABLE, and the
+# kernel log has the constructor's MESSAGE (ti->error) since the call
+table_refused() {
+	local msg=$1 table=$2
+	klog_mark
+	if dmsetup create ewbad --table "$table" 2>/dev/null; then
+		note "accepted: $table"
+		dmsetup remove ewbad
+		return 1
+	fi
+	klog_has "eagerwrite: $msg" && return 0
+	note "want: $msg"
+	klog_since | grep eagerwrite | sed 's/^/#   /'
+	return 1
+}
+
 # A tree of files: sizes from a few bytes to 2 MiB, nested directories.
 make_tree() {
 	local dir=$1 i j

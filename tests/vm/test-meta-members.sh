@@ -63,19 +63,6 @@ kill_copy() {
 	dd if=/dev/zero of="$1" bs=4096 seek=256 count=2 oflag=direct \
 		status=none
 }
-refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
-	local msg=$1 table=$2
-	klog_mark
-	if dmsetup create ewbad --table "$table" 2>/dev/null; then
-		note "accepted: $table"
-		dmsetup remove ewbad
-		return 1
-	fi
-	klog_has "eagerwrite: $msg" && return 0
-	note "want: $msg"
-	klog_since | grep eagerwrite | sed 's/^/#   /'
-	return 1
-}
 event_nr() { dmsetup info "$DEV" | awk '/Event number/ { print $3 }'; }
 set_member() {	# set_member I TABLE: member I's device gets TABLE
 	dmsetup suspend "ewmb$1" && dmsetup load "ewmb$1" --table "$2" &&
@@ -233,7 +220,7 @@ fi
 
 # refusals (member 0's first device back)
 set_member 0 "0 $SZ linear ${D[0]} 0"
-check "\"-\" with metadata_mirror: refused" refused \
+check "\"-\" with metadata_mirror: refused" table_refused \
 	"Feature metadata_mirror needs a metadata device" \
 	"${T% 0} 2 metadata_mirror $EW_META"
 blank_all

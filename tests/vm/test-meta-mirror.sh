@@ -58,19 +58,6 @@ same_copies() {
 	note "metadata copies differ (from block 2): $out"
 	return 1
 }
-refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
-	local msg=$1 table=$2
-	klog_mark
-	if dmsetup create ewbad --table "$table" 2>/dev/null; then
-		note "accepted: $table"
-		dmsetup remove ewbad
-		return 1
-	fi
-	klog_has "eagerwrite: $msg" && return 0
-	note "want: $msg"
-	klog_since | grep eagerwrite | sed 's/^/#   /'
-	return 1
-}
 repaired() {	# repaired COPY FROM: the kernel said which copy it repaired
 	klog_has "metadata copy $1 " && klog_has "repaired from copy $2" &&
 		return 0
@@ -185,7 +172,7 @@ for layout in ew raid10; do
 	check "$layout: both copies corrupt: ewctl check says so" ewctl_check 1 \
 		"copies: no valid copy"
 	before=$(sums)
-	check "$layout: both copies corrupt: refused" refused \
+	check "$layout: both copies corrupt: refused" table_refused \
 		"No valid metadata copy" "$T2"
 	check "$layout: both copies corrupt: neither written" unchanged
 done
@@ -226,9 +213,9 @@ check "runtime: stale copy back: AA" copies_are AA
 check "runtime: remove" dmsetup remove $DEV
 
 # the parser's refusals reach the user
-check "mirror is the metadata device: refused" refused \
+check "mirror is the metadata device: refused" table_refused \
 	"Metadata mirror is the metadata device" "${T1% 0} 2 metadata_mirror $M"
-check "mirror is a data device: refused" refused \
+check "mirror is a data device: refused" table_refused \
 	"Metadata mirror is also a data device" \
 	"${T1% 0} 2 metadata_mirror ${A[1]}"
 klog_mark_all

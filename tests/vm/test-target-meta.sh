@@ -32,19 +32,6 @@ klog_mark
 # the INFO field N of $DEV (1 = layout)
 field() { status_field "$DEV" "$1"; }
 
-refused() {	# refused MESSAGE TABLE: create fails, ti->error in the log
-	local msg=$1 table=$2
-	klog_mark
-	if dmsetup create ewbad --table "$table" 2>/dev/null; then
-		note "accepted: $table"
-		dmsetup remove ewbad
-		return 1
-	fi
-	klog_has "eagerwrite: $msg" && return 0
-	note "want: $msg"
-	klog_since | grep eagerwrite | sed 's/^/#   /'
-	return 1
-}
 
 pattern() {	# pattern FILE: 4 MiB of random data
 	dd if=/dev/urandom of="$1" bs=1M count=4 status=none
@@ -74,16 +61,16 @@ check "create again: status fields" sh -c "[ \$(dmsetup status $DEV | wc -w) = 3
 check "remove again" dmsetup remove $DEV
 
 # --- refused tables
-check "members in another order are refused" refused \
+check "members in another order are refused" table_refused \
 	"member label names another position (members in another order?)" \
 	"$(ewctl table --layout ew --metadata "$M" "${A[1]}" "${A[0]}" "${A[2]}" "${A[3]}")"
-check "another layout on existing metadata is refused" refused \
+check "another layout on existing metadata is refused" table_refused \
 	"metadata belongs to another layout" \
 	"$(ewctl table --layout raid10 --len "$(awk '{ print $2 * 512 }' <<<"$TA")" --metadata "$M" "${A[@]}")"
-check "another dilution on existing metadata is refused" refused \
+check "another dilution on existing metadata is refused" table_refused \
 	"metadata belongs to an array with another dilution" \
 	"$(ewctl table --layout ew --dilution 1.5 --len "$(awk '{ print $2 * 512 }' <<<"$TA")" --metadata "$M" "${A[@]}")"
-check "another length on existing metadata is refused" refused \
+check "another length on existing metadata is refused" table_refused \
 	"metadata belongs to an array of another length" \
 	"$(ewctl table --layout ew --len 32M --metadata "$M" "${A[@]}")"
 # array B on a metadata device of its own (a slice of the last member)
@@ -96,12 +83,12 @@ if dmsetup create ewb --table "$TB" && dmsetup remove ewb; then
 else
 	notok "array B created on its own metadata"
 fi
-check "a member of another array is refused" refused \
+check "a member of another array is refused" table_refused \
 	"member belongs to another array" \
 	"$(ewctl table --layout ew --metadata "$M" "${A[0]}" "${A[1]}" "${A[2]}" "${B[3]}")"
 # B's metadata gone, its members still labelled: never formatted over
 dd if=/dev/zero of="$MB" bs=4096 count=2 conv=fsync status=none
-check "formatting over a labelled member is refused" refused \
+check "formatting over a labelled member is refused" table_refused \
 	"Data device carries an eagerwrite label: zero its first 4 KiB to reuse it" "$TB"
 dmsetup remove ewmetab
 
