@@ -691,7 +691,6 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 		}
 	}
-	/* a copy on a rotating device would cost a seek: sync 2 instead */
 	for (i = 0; i < t->args.nr_disks; i++) {
 		t->nr = i + 1;
 		if (ew_table_dev_missing(&t->args, i))
