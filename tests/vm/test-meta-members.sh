@@ -14,7 +14,10 @@
 # without that member ("-") from the other copy, and a replacement given
 # while it runs is rebuilt and gets its copy at the next load ("repaired
 # from copy 1"); one whose copy is still live (its data writes failed,
-# behind ewfault) has that copy dropped first.  Refused: "-" with
+# behind ewfault) has that copy dropped first.  ewctl examine shows the
+# copy a holder keeps; ewctl assemble finds the array by its labels in
+# any order, from either copy alone, refuses a missing holder unless
+# --degraded and an array with no valid copy.  Refused: "-" with
 # metadata_mirror, and "-" over an array whose metadata is on a device.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
@@ -63,6 +66,22 @@ kill_copy() {
 	dd if=/dev/zero of="$1" bs=4096 seek=256 count=2 oflag=direct \
 		status=none
 }
+# without DEV: the members but DEV, one a line
+without() { local d; for d in "${A[@]}"; do [ "$d" = "$1" ] || echo "$d"; done; }
+# ex_meta MEMBER FIELD: ewctl examine --json's metadata FIELD (a holder's copy)
+ex_meta() { ewctl examine --json "$1" | jq -r ".[0].metadata$2"; }
+# t_devno TABLE: TABLE with every /dev path as major:minor (as dmsetup prints)
+t_devno() {
+	local w out=()
+	for w in $1; do
+		[ -b "$w" ] && w=$(printf '%d:%d' "0x$(stat -L -c %t "$w")" \
+			"0x$(stat -L -c %T "$w")")
+		out+=("$w")
+	done
+	echo "${out[*]}"
+}
+# devs_of TABLE: what follows the metadata word "-": the count and members
+devs_of() { echo "${1#* - }"; }
 event_nr() { dmsetup info "$DEV" | awk '/Event number/ { print $3 }'; }
 set_member() {	# set_member I TABLE: member I's device gets TABLE
 	dmsetup suspend "ewmb$1" && dmsetup load "ewmb$1" --table "$2" &&
@@ -70,9 +89,11 @@ set_member() {	# set_member I TABLE: member I's device gets TABLE
 }
 
 for layout in ew raid10 ddm; do
+	# hi1: H1's member index (read in the checks' eval strings)
+	# shellcheck disable=SC2034
 	case $layout in
-	ddm) H0=${A[0]} H1=${A[1]} ;;
-	*) H0=${A[0]} H1=${A[2]} ;;
+	ddm) H0=${A[0]} H1=${A[1]} hi1=1 ;;
+	*) H0=${A[0]} H1=${A[2]} hi1=2 ;;
 	esac
 	blank_all
 	T=$(ewctl table --layout $layout --metadata - "${A[@]}")
@@ -109,15 +130,43 @@ for layout in ew raid10 ddm; do
 	check "$layout: load: no write lost" gen_verify $DEV
 	check "$layout: load: AA" copies_are AA
 	check "$layout: remove again" dmsetup remove $DEV
+	# examine shows the copy a holder keeps; assemble finds the array by
+	# its labels, the members given in another order
+	check "$layout: examine: copy 0 and copy 1 on the holders, none on the others" \
+		eval '[ "$(ex_meta "$H0" .copy)" = 0 ] &&
+			[ "$(ex_meta "$H1" .copy)" = 1 ] &&
+			[ "$(ex_meta "$H0" .on_members)" = true ] &&
+			[ "$(ex_meta "${A[3]}" "")" = null ] &&
+			ewctl examine "$H1" | grep -q "on the members; a copy from sector 2048"'
+	check "$layout: assemble --dry-run: \"-\", members back in order" \
+		eval 'ta=$(ewctl assemble --dry-run $DEV "${A[3]}" "${A[1]}" "${A[0]}" "${A[2]}") &&
+			[ "$(devs_of "$ta")" = "$(devs_of "$T")" ] &&
+			[ "${ta%% - *}" != "$ta" ] && ! dmsetup info $DEV >/dev/null 2>&1'
+	check "$layout: assemble without a holder: refused, names it, nothing created" \
+		eval '! ewctl assemble $DEV $(without "$H1") 2>/tmp/err &&
+			grep -q "not found: $hi1" /tmp/err && ! dmsetup info $DEV >/dev/null 2>&1'
+	check "$layout: ... --degraded: the table has it missing" \
+		eval '[ "$(devs_of "$(ewctl assemble --degraded --dry-run $DEV $(without "$H1"))")" = "$(devs_of "${T/$H1/-}")" ]'
 	# each copy alone holds every fsync'd write: the other one blanked,
 	# the array loads from it and repairs the other; then new writes,
 	# which must reach both (copy 1 first: copy 0 is the source while
-	# both are live)
+	# both are live).  Copy 1 alone is assembled by ewctl.
 	for h in 1 0; do
 		if [ $h = 0 ]; then kill_copy "$H1"; else kill_copy "$H0"; fi
 		klog_mark
-		check "$layout: copy $h alone: load" \
-			dmsetup create $DEV --table "$T"
+		if [ $h = 1 ]; then
+			check "$layout: copy 0 blanked: examine fails and says so" \
+				eval '! ewctl examine "$H0" >/tmp/out &&
+					grep -q "is damaged: superblock slots all zeros" /tmp/out'
+			check "$layout: copy 1 alone: assemble names copy 0 and loads" \
+				eval 'ewctl assemble $DEV "${A[2]}" "${A[0]}" "${A[3]}" "${A[1]}" 2>/tmp/err >/tmp/out &&
+					grep -q "metadata copy of member 0 is not valid" /tmp/err &&
+					grep -q "metadata on the members" /tmp/out &&
+					[ "$(devs_of "$(dmsetup table $DEV)")" = "$(devs_of "$(t_devno "$T")")" ]'
+		else
+			check "$layout: copy $h alone: load" \
+				dmsetup create $DEV --table "$T"
+		fi
 		check "$layout: copy $h alone: the other repaired from it" \
 			klog_has "repaired from copy $h"
 		check "$layout: copy $h alone: no write lost" gen_verify $DEV
@@ -126,6 +175,11 @@ for layout in ew raid10 ddm; do
 			gen_write $DEV 200 $((7 + h))
 		check "$layout: copy $h alone: remove" dmsetup remove $DEV
 	done
+	kill_copy "$H0" && kill_copy "$H1"
+	check "$layout: no valid copy: assemble refuses, says why, creates nothing" \
+		eval '! ewctl assemble $DEV "${A[@]}" 2>/tmp/err &&
+			grep -q "no member holding a valid copy" /tmp/err &&
+			! dmsetup info $DEV >/dev/null 2>&1'
 done
 
 # --- ew: a holder fails at run time, loads without it, is replaced

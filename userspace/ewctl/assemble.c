@@ -6,7 +6,8 @@
  * superblock with the core's ew_meta_label_check() (the constructor's own
  * test), builds the table line with ew_table_format() and creates the
  * mapped device with dmsetup.  Mirrored metadata: copy 0 and copy 1
- * become the metadata device and metadata_mirror (plan_copies()).  With
+ * become the metadata device and metadata_mirror (plan_copies()).
+ * Metadata on the members: the holders' copies (plan_members()).  With
  * --scan it does so for every array named in /etc/eagerwrite.conf (a
  * boot-time unit runs that).
  */
@@ -48,6 +49,10 @@ static void usage(FILE *f)
 "resynchronises it at load).  A metadata device of the array with\n"
 "another copy count and an older generation (left behind when a\n"
 "--degraded assembly changed the copy set) is named and not used.\n"
+"Metadata on the members (\"-\" in the table): the labels say so, the\n"
+"superblock is the newest valid copy among the members that hold one,\n"
+"and the table names \"-\" for the metadata device; an older or damaged\n"
+"copy is named (the target rewrites it at load).\n"
 "Two metadata devices of one copy each (a copied device, or a split\n"
 "brain: each copy of a pair assembled --degraded alone) are refused,\n"
 "with both generations: name the one to keep with the members.\n"
@@ -220,6 +225,29 @@ static const u8 *probe_uuid(const struct ewctl_probe *p)
 	return NULL;
 }
 
+/* The superblock p carries: a metadata device's, or a holder's copy. */
+static const struct ew_meta_sb *probe_sb(const struct ewctl_probe *p)
+{
+	return p->kind == EWCTL_KIND_META || ewctl_probe_holds_sb(p) ?
+	       &p->sb : NULL;
+}
+
+/* Does a member label of uuid say the metadata is on the members? */
+static bool labels_on_members(const struct scan *s, const u8 *uuid)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+
+		if (p->kind == EWCTL_KIND_MEMBER &&
+		    !memcmp(p->label.uuid, uuid, EW_META_UUID_SIZE) &&
+		    p->label.data_offset_sectors != EW_MEMBER_DATA_OFFSET_SECTORS)
+			return true;
+	}
+	return false;
+}
+
 struct plan {
 	/* the newest valid metadata copy: the superblock labels are checked against */
 	const struct ewctl_probe *src;
@@ -227,6 +255,7 @@ struct plan {
 	u32 copies;		/* the superblocks' copies count (1: not mirrored) */
 	const char *meta;	/* the table's metadata device */
 	const char *mirror;	/* its metadata_mirror; NULL: none */
+	bool on_members;	/* the metadata is on the members ("-") */
 	const char *dev[EW_MAX_DISKS];	/* NULL: missing */
 	bool failed[EW_MAX_DISKS];	/* failed in the superblock */
 	unsigned int missing, failed_nr;
@@ -321,6 +350,63 @@ static void plan_copies_note(const struct plan *pl, const char *us)
 }
 
 /*
+ * The metadata of array uuid is on its members (the labels say so): the
+ * superblock is the newest valid copy among the holders found, and the
+ * table names "-" for the metadata device.  The target reads every
+ * holder of the table and repairs a blank, older or damaged copy from
+ * the newest at load, so such copies are only named; a missing holder is
+ * a missing member (--degraded).  A metadata device of the array as well
+ * is a contradiction, refused.  0, or -1 after printing why.
+ */
+static int plan_members(const struct scan *s, const u8 *uuid,
+			const char *us, struct plan *pl)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+		const u8 *u = probe_uuid(p);
+
+		if (!u || memcmp(u, uuid, EW_META_UUID_SIZE))
+			continue;
+		if (p->kind == EWCTL_KIND_META) {
+			fprintf(stderr, "%s: %s carries metadata of array %s, whose member labels say its metadata is on the members; zero its first 8 KiB if it is left over\n",
+				ewctl_prog, p->path, us);
+			return -1;
+		}
+		if (ewctl_probe_holds_sb(p) &&
+		    (!pl->src || p->sb.generation > pl->src->sb.generation))
+			pl->src = p;
+	}
+	if (!pl->src) {
+		fprintf(stderr, "%s: array %s keeps its metadata on its members, and no member holding a valid copy was found\n",
+			ewctl_prog, us);
+		return -1;
+	}
+	for (i = 0; i < s->nr; i++) {
+		const struct ewctl_probe *p = &s->p[i];
+
+		if (p->kind != EWCTL_KIND_MEMBER || !p->holder ||
+		    memcmp(p->label.uuid, uuid, EW_META_UUID_SIZE))
+			continue;
+		if (p->hpick)
+			fprintf(stderr, "%s: %s: the metadata copy of member %u is not valid (%s): the target rewrites it from generation %llu at load\n",
+				ewctl_prog, p->path, p->label.member, p->hwhy,
+				(unsigned long long)pl->src->sb.generation);
+		else if (p->sb.generation != pl->src->sb.generation)
+			fprintf(stderr, "%s: %s: the metadata copy of member %u is older (generation %llu, member %u's is %llu): the target rewrites it at load\n",
+				ewctl_prog, p->path, p->label.member,
+				(unsigned long long)p->sb.generation,
+				pl->src->label.member,
+				(unsigned long long)pl->src->sb.generation);
+	}
+	pl->copies = 1;
+	pl->on_members = true;
+	pl->meta = EW_MISSING_DEV;
+	return 0;
+}
+
+/*
  * Decides the table of the array uuid from the scan; 0, or -1 after
  * printing why (nothing is created).
  */
@@ -363,6 +449,11 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	}
 	if (bad)
 		return -1;
+	if (labels_on_members(s, uuid)) {
+		if (plan_members(s, uuid, us, pl))
+			return -1;
+		goto members;
+	}
 	/*
 	 * The newest superblock's copy count is the array's: a device with
 	 * another count and an older generation was left behind when the
@@ -428,6 +519,7 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	}
 	if (plan_copies(pl, us, degraded, force))
 		return -1;
+members:
 	sb = &pl->src->sb;
 	for (m = 0; m < sb->nr_disks && m < EW_MAX_DISKS; m++) {
 		if (sb->member_failed & (1ULL << m)) {
@@ -488,7 +580,7 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	 * An array with copy slots last loaded with sync 1 gets them back:
 	 * without the key it would run sync 1's window.
 	 */
-	if (sb->sync == 1)
+	if (sb->sync == 1 || pl->on_members)
 		t.journal_copy = sb->copy_slots;
 	for (i = 0; i < EW_KEY_NR; i++)
 		if (ew_key_allowed(i, t.layout) &&
@@ -506,7 +598,8 @@ static int plan_array(const struct scan *s, const u8 *uuid, bool degraded,
 	snprintf(pl->table, sizeof(pl->table), "0 %llu eagerwrite %s",
 		 (unsigned long long)(sb->len_blocks * (sb->block_size / 512)),
 		 line);
-	plan_copies_note(pl, us);
+	if (!pl->on_members)
+		plan_copies_note(pl, us);
 	return 0;
 }
 
@@ -527,7 +620,11 @@ static void print_plan(const char *name, const u8 *uuid,
 	printf(", \"uuid\": \"%s\", \"table\": ", us);
 	ewctl_json_str(stdout, pl->table);
 	printf(", \"metadata\": ");
-	ewctl_json_str(stdout, pl->meta);
+	if (pl->on_members)
+		printf("null");
+	else
+		ewctl_json_str(stdout, pl->meta);
+	printf(", \"on_members\": %s", pl->on_members ? "true" : "false");
 	printf(", \"metadata_mirror\": ");
 	if (pl->mirror)
 		ewctl_json_str(stdout, pl->mirror);
@@ -621,7 +718,8 @@ static int assemble_one(const struct scan *s, const char *name,
 	else
 		printf("ewctl: created /dev/mapper/%s: array %s, %u members, %u missing, %u failed%s\n",
 		       name, us, pl.src->sb.nr_disks, pl.missing, pl.failed_nr,
-		       pl.mirror ? ", metadata on 2 copies" : "");
+		       pl.mirror ? ", metadata on 2 copies" :
+		       pl.on_members ? ", metadata on the members" : "");
 	rot = rotational_members(&pl, pl.src->sb.nr_disks);
 	if (rot)
 		fprintf(stderr, "%s: %s: %u member%s rotational: the head predictor uses the default disk model until calibrated (ewctl calibrate --array %s, or the unit eagerwrite-calibrate@.service)\n",
@@ -633,29 +731,47 @@ static int assemble_one(const struct scan *s, const char *name,
 /* The one array among the scanned devices, or -1 with a message. */
 static int only_array(const struct scan *s, u8 *uuid)
 {
-	unsigned int i, n = 0;
+	const struct ew_meta_sb *sb;
+	unsigned int i, n = 0, labels = 0;
 	char us[40];
 
 	for (i = 0; i < s->nr; i++) {
-		if (s->p[i].kind != EWCTL_KIND_META)
+		sb = probe_sb(&s->p[i]);
+		if (!sb)
 			continue;
-		if (n && !memcmp(uuid, s->p[i].sb.uuid, EW_META_UUID_SIZE))
+		if (n && !memcmp(uuid, sb->uuid, EW_META_UUID_SIZE))
 			continue;
 		if (n++)
 			break;
-		memcpy(uuid, s->p[i].sb.uuid, EW_META_UUID_SIZE);
+		memcpy(uuid, sb->uuid, EW_META_UUID_SIZE);
 	}
 	if (n == 1)
 		return 0;
+	/*
+	 * No superblock at all: the labels of one array still name it, so
+	 * that its plan says what is missing (every holder's copy damaged).
+	 */
+	for (i = 0; !n && i < s->nr; i++) {
+		if (s->p[i].kind != EWCTL_KIND_MEMBER)
+			continue;
+		if (labels++ &&
+		    memcmp(uuid, s->p[i].label.uuid, EW_META_UUID_SIZE))
+			break;
+		memcpy(uuid, s->p[i].label.uuid, EW_META_UUID_SIZE);
+	}
+	if (!n && labels && i == s->nr)
+		return 0;
 	if (!n) {
-		fprintf(stderr, "%s: no eagerwrite metadata device found\n", ewctl_prog);
+		fprintf(stderr, "%s: no eagerwrite metadata device or member holding metadata found\n",
+			ewctl_prog);
 		return -1;
 	}
 	fprintf(stderr, "%s: several arrays found; name one with --uuid:", ewctl_prog);
 	for (i = 0; i < s->nr; i++) {
-		if (s->p[i].kind != EWCTL_KIND_META)
+		sb = probe_sb(&s->p[i]);
+		if (!sb)
 			continue;
-		ewctl_uuid_str(s->p[i].sb.uuid, us);
+		ewctl_uuid_str(sb->uuid, us);
 		fprintf(stderr, " %s (%s)", us, s->p[i].path);
 	}
 	fputc('\n', stderr);

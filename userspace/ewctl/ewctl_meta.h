@@ -32,6 +32,15 @@ struct ewctl_meta {
 };
 
 /*
+ * Where the array of member label l keeps its metadata: on a metadata
+ * device (EWCTL_COPY_ON_DEVICE), on the members but not on this one
+ * (EWCTL_COPY_NONE), or the index of the copy this member holds.
+ */
+#define EWCTL_COPY_ON_DEVICE	(-2)
+#define EWCTL_COPY_NONE		(-1)
+int ewctl_label_copy(const struct ew_meta_label *l);
+
+/*
  * Opens path, reads both superblock slots and picks one.  path may be a
  * member that holds a copy of its array's metadata (metadata on the
  * members: the image after its label).  Returns 0, or
@@ -95,12 +104,32 @@ struct ewctl_probe {
 	const char *why;	/* NONE, DAMAGED, UNREADABLE: the reason */
 	int err;		/* UNREADABLE: -errno */
 	struct ew_meta_label label;	/* MEMBER */
-	struct ew_meta_sb sb;		/* META */
-	u32 sb_slot;			/* META: the slot in use */
+	/*
+	 * MEMBER of an array whose metadata is on the members, one that
+	 * holds a copy of it (ew_meta_members_holders()): its superblock
+	 * slots, read from EW_MEMBER_META_OFFSET_SECTORS, are in hblk;
+	 * hpick is ew_meta_sb_pick()'s result on them (0: sb and sb_slot
+	 * are that copy's), hwhy why not.
+	 */
+	bool holder;
+	int hpick;
+	const char *hwhy;
+	struct ew_meta_sb sb;		/* META, or a holder's copy */
+	u32 sb_slot;			/* the slot in use */
 	_Alignas(8) u8 blk[EW_META_SB_SLOTS][EW_META_BLOCK_SIZE];
+	_Alignas(8) u8 hblk[EW_META_SB_SLOTS][EW_META_BLOCK_SIZE];
 };
 
-/* Reads and classifies path's first two 4 KiB blocks; never prints. */
+/* Is p a member holding a valid copy of its array's metadata? */
+static inline bool ewctl_probe_holds_sb(const struct ewctl_probe *p)
+{
+	return p->kind == EWCTL_KIND_MEMBER && p->holder && !p->hpick;
+}
+
+/*
+ * Reads and classifies path's first two 4 KiB blocks (and a holder's
+ * superblock slots); never prints.
+ */
 void ewctl_probe_dev(const char *path, struct ewctl_probe *p);
 const char *ewctl_kind_name(enum ewctl_kind k);
 

@@ -19,7 +19,9 @@ static void usage(FILE *f)
 "Usage: ewctl examine [--json] DEV...\n"
 "\n"
 "Prints what each device's first 8 KiB say: an eagerwrite member label\n"
-"(array UUID, member index, label generation, layout) or a metadata\n"
+"(array UUID, member index, label generation, layout; with the metadata\n"
+"on the members, a member holding a copy also shows that copy's\n"
+"superblock, read from sector 2048) or a metadata\n"
 "superblock (array UUID, generation, layout, length, member states,\n"
 "clean or not; for a copy of mirrored metadata, which copy of how many\n"
 "and which copies it marks stale), or that it carries neither.  Reads only (O_DIRECT for\n"
@@ -29,7 +31,8 @@ static void usage(FILE *f)
 "  -h, --help   this help\n"
 "\n"
 "Exit status: 0 every DEV carries a valid label or superblock, 1 some\n"
-"do not (neither, damaged, unreadable), 2 usage error.\n");
+"do not (neither, damaged, unreadable, or a holder whose metadata copy\n"
+"is), 2 usage error.\n");
 }
 
 const char *ewctl_kind_name(enum ewctl_kind k)
@@ -55,6 +58,36 @@ static bool has_magic(const void *blk)
 	return le32_to_cpu(h->magic) == EW_META_MAGIC;
 }
 
+/*
+ * A member of an array whose metadata is on the members: if it is one of
+ * the holders, reads its copy's superblock slots (the image starts at
+ * EW_MEMBER_META_OFFSET_SECTORS, after the label's MiB).
+ */
+static void probe_holder(struct ewctl_probe *p)
+{
+	const struct ew_meta_label *l = &p->label;
+	int ret;
+
+	if (ewctl_label_copy(l) < 0)
+		return;
+	p->holder = true;
+	ret = ewctl_dev_read(p->path, (u64)EW_MEMBER_META_OFFSET_SECTORS * 512,
+			     p->hblk, sizeof(p->hblk));
+	if (ret) {
+		p->hpick = ret;
+		p->hwhy = strerror(-ret);
+		return;
+	}
+	p->hpick = ew_meta_sb_pick(p->hblk[0], p->hblk[1], &p->sb,
+				   &p->sb_slot, &p->hwhy);
+	if (p->hpick == -ENODATA)
+		p->hwhy = "superblock slots all zeros";
+	else if (!p->hpick && memcmp(p->sb.uuid, l->uuid, EW_META_UUID_SIZE)) {
+		p->hpick = -EINVAL;
+		p->hwhy = "its metadata copy is another array's";
+	}
+}
+
 void ewctl_probe_dev(const char *path, struct ewctl_probe *p)
 {
 	const char *why_label = NULL, *why_sb = NULL;
@@ -71,6 +104,7 @@ void ewctl_probe_dev(const char *path, struct ewctl_probe *p)
 	}
 	if (!ew_meta_label_decode(p->blk[0], &p->label, &why_label)) {
 		p->kind = EWCTL_KIND_MEMBER;
+		probe_holder(p);
 		return;
 	}
 	ret = ew_meta_sb_pick(p->blk[0], p->blk[1], &p->sb, &p->sb_slot,
@@ -132,6 +166,68 @@ static void print_layout(FILE *f, enum ew_layout layout, u32 mirrors,
 		ew_layout_name(layout), mirrors, dil, chunk, bsize);
 }
 
+/*
+ * The superblock p->sb: of a metadata device, or the copy a holder
+ * carries (JSON: the fields, without braces).
+ */
+static void print_sb(FILE *f, const struct ewctl_probe *p, bool json)
+{
+	const struct ew_meta_sb *sb = &p->sb;
+	const char *state = sb->flags & EW_META_SB_FORMATTING ?
+			    "formatting" :
+			    sb->flags & EW_META_SB_CLEAN ? "clean" : "active";
+	char uuid[40];
+
+	ewctl_uuid_str(sb->uuid, uuid);
+	if (json) {
+		fprintf(f, ", \"uuid\": \"%s\", \"members\": %u, \"generation\": %llu"
+			", \"state\": \"%s\", \"sync\": %u, \"delay_queue\": %u",
+			uuid, sb->nr_disks, (unsigned long long)sb->generation,
+			state, sb->sync, sb->delay_queue);
+		print_layout(f, sb->layout, sb->mirrors, sb->dilution_x100,
+			     sb->chunk_sectors, sb->block_size, true);
+		fprintf(f, ", \"len_blocks\": %llu, \"checkpoint_seq\": %llu"
+			", \"journal_seq\": %llu, \"failed\": ",
+			(unsigned long long)sb->len_blocks,
+			(unsigned long long)sb->ckpt_seq,
+			(unsigned long long)sb->journal_seq);
+		print_bits(f, sb->member_failed, sb->nr_disks, true);
+		fprintf(f, ", \"rebuilding\": ");
+		print_bits(f, sb->member_rebuilding, sb->nr_disks, true);
+		fprintf(f, ", \"copies\": %u, \"copy\": %u, \"stale\": ",
+			ewctl_sb_copies(sb), sb->meta_copy);
+		print_bits(f, sb->meta_stale, ewctl_sb_copies(sb), true);
+		fprintf(f, ", \"on_members\": %s", sb->on_members ? "true" : "false");
+		return;
+	}
+	if (p->kind == EWCTL_KIND_META)
+		fprintf(f, "  array uuid:    %s\n", uuid);
+	fprintf(f, "  generation:    %llu (superblock slot %u)\n",
+		(unsigned long long)sb->generation, p->sb_slot);
+	if (ewctl_sb_copies(sb) > 1) {
+		char cs[160];
+
+		ewctl_copies_str(sb, cs, sizeof(cs));
+		fprintf(f, "  metadata copy: %s\n", cs);
+	}
+	if (p->kind == EWCTL_KIND_META)
+		print_layout(f, sb->layout, sb->mirrors, sb->dilution_x100,
+			     sb->chunk_sectors, sb->block_size, false);
+	fprintf(f, "  table:         sync %u, delay_queue %u (as last loaded)\n",
+		sb->sync, sb->delay_queue);
+	if (p->kind == EWCTL_KIND_META)
+		fprintf(f, "  length:        %llu blocks\n",
+			(unsigned long long)sb->len_blocks);
+	fprintf(f, "  state:         %s (checkpoint seq %llu, journal seq %llu)\n",
+		state, (unsigned long long)sb->ckpt_seq,
+		(unsigned long long)sb->journal_seq);
+	fprintf(f, "  failed:        ");
+	print_bits(f, sb->member_failed, sb->nr_disks, false);
+	fprintf(f, "\n  rebuilding:    ");
+	print_bits(f, sb->member_rebuilding, sb->nr_disks, false);
+	fputc('\n', f);
+}
+
 static void print_probe(FILE *f, const struct ewctl_probe *p, bool json)
 {
 	char uuid[40];
@@ -152,9 +248,22 @@ static void print_probe(FILE *f, const struct ewctl_probe *p, bool json)
 				(unsigned long long)l->generation);
 			print_layout(f, l->layout, l->mirrors, l->dilution_x100,
 				     l->chunk_sectors, l->block_size, true);
-			fprintf(f, ", \"len_blocks\": %llu, \"region_blocks\": %llu}",
+			fprintf(f, ", \"len_blocks\": %llu, \"region_blocks\": %llu"
+				", \"data_offset_sectors\": %llu, \"metadata\": ",
 				(unsigned long long)l->len_blocks,
-				(unsigned long long)l->region_blocks);
+				(unsigned long long)l->region_blocks,
+				(unsigned long long)l->data_offset_sectors);
+			if (ewctl_probe_holds_sb(p)) {
+				fprintf(f, "{\"kind\": \"metadata\"");
+				print_sb(f, p, true);
+				fprintf(f, "}}");
+			} else if (p->holder) {
+				fprintf(f, "{\"kind\": \"damaged\", \"why\": ");
+				ewctl_json_str(f, p->hwhy ? p->hwhy : "");
+				fprintf(f, "}}");
+			} else {
+				fprintf(f, "null}");
+			}
 			break;
 		}
 		fprintf(f, "%s: eagerwrite member %u of %u\n", p->path,
@@ -167,63 +276,35 @@ static void print_probe(FILE *f, const struct ewctl_probe *p, bool json)
 		fprintf(f, "  length:        %llu blocks, region %llu blocks per member\n",
 			(unsigned long long)l->len_blocks,
 			(unsigned long long)l->region_blocks);
+		if (l->data_offset_sectors == EW_MEMBER_DATA_OFFSET_SECTORS) {
+			fprintf(f, "  metadata:      on a metadata device\n");
+			break;
+		}
+		if (!p->holder) {
+			fprintf(f, "  metadata:      on the members; this one holds no copy\n");
+			break;
+		}
+		if (p->hpick) {
+			fprintf(f, "  metadata:      on the members; this one's copy (sector %llu) is damaged: %s\n",
+				(unsigned long long)EW_MEMBER_META_OFFSET_SECTORS,
+				p->hwhy ? p->hwhy : "");
+			break;
+		}
+		fprintf(f, "  metadata:      on the members; a copy from sector %llu:\n",
+			(unsigned long long)EW_MEMBER_META_OFFSET_SECTORS);
+		print_sb(f, p, false);
 		break;
 	}
-	case EWCTL_KIND_META: {
-		const struct ew_meta_sb *sb = &p->sb;
-		const char *state = sb->flags & EW_META_SB_FORMATTING ?
-				    "formatting" :
-				    sb->flags & EW_META_SB_CLEAN ? "clean" : "active";
-
-		ewctl_uuid_str(sb->uuid, uuid);
+	case EWCTL_KIND_META:
 		if (json) {
-			fprintf(f, ", \"uuid\": \"%s\", \"members\": %u, \"generation\": %llu"
-				", \"state\": \"%s\", \"sync\": %u, \"delay_queue\": %u",
-				uuid, sb->nr_disks, (unsigned long long)sb->generation,
-				state, sb->sync, sb->delay_queue);
-			print_layout(f, sb->layout, sb->mirrors, sb->dilution_x100,
-				     sb->chunk_sectors, sb->block_size, true);
-			fprintf(f, ", \"len_blocks\": %llu, \"checkpoint_seq\": %llu"
-				", \"journal_seq\": %llu, \"failed\": ",
-				(unsigned long long)sb->len_blocks,
-				(unsigned long long)sb->ckpt_seq,
-				(unsigned long long)sb->journal_seq);
-			print_bits(f, sb->member_failed, sb->nr_disks, true);
-			fprintf(f, ", \"rebuilding\": ");
-			print_bits(f, sb->member_rebuilding, sb->nr_disks, true);
-			fprintf(f, ", \"copies\": %u, \"copy\": %u, \"stale\": ",
-				ewctl_sb_copies(sb), sb->meta_copy);
-			print_bits(f, sb->meta_stale, ewctl_sb_copies(sb), true);
+			print_sb(f, p, true);
 			fputc('}', f);
 			break;
 		}
 		fprintf(f, "%s: eagerwrite metadata of %u members\n", p->path,
-			sb->nr_disks);
-		fprintf(f, "  array uuid:    %s\n", uuid);
-		fprintf(f, "  generation:    %llu (superblock slot %u)\n",
-			(unsigned long long)sb->generation, p->sb_slot);
-		if (ewctl_sb_copies(sb) > 1) {
-			char cs[160];
-
-			ewctl_copies_str(sb, cs, sizeof(cs));
-			fprintf(f, "  metadata copy: %s\n", cs);
-		}
-		print_layout(f, sb->layout, sb->mirrors, sb->dilution_x100,
-			     sb->chunk_sectors, sb->block_size, false);
-		fprintf(f, "  table:         sync %u, delay_queue %u (as last loaded)\n",
-			sb->sync, sb->delay_queue);
-		fprintf(f, "  length:        %llu blocks\n",
-			(unsigned long long)sb->len_blocks);
-		fprintf(f, "  state:         %s (checkpoint seq %llu, journal seq %llu)\n",
-			state, (unsigned long long)sb->ckpt_seq,
-			(unsigned long long)sb->journal_seq);
-		fprintf(f, "  failed:        ");
-		print_bits(f, sb->member_failed, sb->nr_disks, false);
-		fprintf(f, "\n  rebuilding:    ");
-		print_bits(f, sb->member_rebuilding, sb->nr_disks, false);
-		fputc('\n', f);
+			p->sb.nr_disks);
+		print_sb(f, p, false);
 		break;
-	}
 	default:
 		if (json) {
 			fprintf(f, ", \"why\": ");
@@ -272,7 +353,8 @@ int ewctl_examine(int argc, char **argv)
 		printf("[");
 	for (i = optind; i < argc; i++) {
 		ewctl_probe_dev(argv[i], &p);
-		if (p.kind != EWCTL_KIND_MEMBER && p.kind != EWCTL_KIND_META)
+		if ((p.kind != EWCTL_KIND_MEMBER && p.kind != EWCTL_KIND_META) ||
+		    (p.holder && p.hpick))
 			rc = EWCTL_FAIL;
 		if (json && i > optind)
 			printf(",\n ");

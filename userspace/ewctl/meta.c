@@ -110,6 +110,19 @@ int ewctl_uuid_parse(const char *s, u8 *uuid)
 	return *s || i != 2 * EW_META_UUID_SIZE ? -1 : 0;
 }
 
+int ewctl_label_copy(const struct ew_meta_label *l)
+{
+	u32 h[EW_META_MAX_COPIES], n, c;
+
+	if (l->data_offset_sectors == EW_MEMBER_DATA_OFFSET_SECTORS)
+		return EWCTL_COPY_ON_DEVICE;
+	n = ew_meta_members_holders(l->layout, l->nr_disks, l->mirrors, h);
+	for (c = 0; c < n; c++)
+		if (h[c] == l->member)
+			return (int)c;
+	return EWCTL_COPY_NONE;
+}
+
 int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 {
 	struct ew_meta_label l;
@@ -132,18 +145,14 @@ int ewctl_meta_open(struct ewctl_meta *m, const char *path, bool write)
 	 */
 	if (!ewctl_read_block(m->f, 0, m->slot[0]) &&
 	    !ew_meta_label_decode(m->slot[0], &l, &m->pick_why)) {
-		if (l.data_offset_sectors == EW_MEMBER_DATA_OFFSET_SECTORS) {
+		int c = ewctl_label_copy(&l);
+
+		if (c == EWCTL_COPY_ON_DEVICE) {
 			m->pick = -EINVAL;
 			m->pick_why = "a data device of an array whose metadata is on a metadata device";
 			return 0;
 		}
-		u32 h[EW_META_MAX_COPIES], n, c;
-
-		n = ew_meta_members_holders(l.layout, l.nr_disks, l.mirrors,
-					    h);
-		for (c = 0; c < n && h[c] != l.member; c++)
-			;
-		if (c == n) {
+		if (c == EWCTL_COPY_NONE) {
 			m->pick = -EINVAL;
 			m->pick_why = "a member that holds no copy of its array's metadata";
 			return 0;
