@@ -10,8 +10,10 @@
 #
 #   disk 0 (the logged disk) -> dm-log-writes "lw" (log on disk 1)
 #     -> dm-linear slices of lw: the metadata device and 4 members
-#     -> eagerwrite (raid10, ddm, ew) or, for "linear", the first member
-#        alone (the harness's own check: a plain device must pass)
+#     -> eagerwrite (raid10, ddm, ew; ewm: ew with the metadata on the
+#        members, "-", its slice of the metadata device unused) or, for
+#        "linear", the first member alone (the harness's own check: a
+#        plain device must pass)
 #
 # Workload: `ewprobe write` (sequence-numbered, self-checksummed 4 KiB
 # blocks, write + fdatasync one at a time) with its channel on a local
@@ -47,7 +49,7 @@
 #            bug the commit protocol forbids): verify must report write
 #            K's block lost or corrupt (a refused load is not enough).
 #
-# Arguments: the layouts (default "linear raid10 ddm ew"), and settings
+# Arguments: the layouts (default "linear raid10 ddm ew ewm"), and settings
 # LW_WRITES=N (16 acknowledged writes), LW_MAX_BOUNDARIES=N (4 evenly
 # spaced besides the windows above; 0: every boundary), LW_TRACE=1.
 set -u
@@ -59,7 +61,7 @@ layouts=""
 for a in "$@"; do	# arguments: layouts, or LW_*=VALUE settings
 	case $a in LW_*=*) export "${a?}" ;; *) layouts="$layouts $a" ;; esac
 done
-layouts=${layouts:-linear raid10 ddm ew}
+layouts=${layouts:-linear raid10 ddm ew ewm}
 writes=${LW_WRITES:-16}
 max_b=${LW_MAX_BOUNDARIES:-4}
 trace=${LW_TRACE:-0}
@@ -102,18 +104,24 @@ unslice() {
 	for ((i = 0; i < nmem; i++)); do dmsetup remove "${p}m$i" 2>/dev/null; done
 	return 0
 }
-# table LAYOUT PREFIX: the eagerwrite line over the slices PREFIX*
+# table LAYOUT PREFIX [ARG...]: the eagerwrite line over the slices PREFIX*
+# (ARG...: more ewctl table options, e.g. --json)
 table() {
-	local lay=$1 p=$2 opts i m=()
+	local lay=$1 p=$2 opts i m=() l=$len
+	local md="/dev/mapper/${p}meta"
+	shift 2
 	case $lay in
 	# sync 1: the delayed replicas' ordering is what is checked
 	raid10) opts="--layout raid10 --mirrors 2 --sync 1" ;;
 	ddm) opts="--layout ddm --mirrors 2 --dilution 2 --sync 1" ;;
 	ew) opts="--layout ew --mirrors 2 --dilution 2 --sync 1" ;;
+	# the metadata on the members (the journal on members 0 and 2),
+	# shorter: the image and the data fit a member slice
+	ewm) opts="--layout ew --mirrors 2 --dilution 2 --sync 1" md=- l=2M ;;
 	esac
 	for ((i = 0; i < nmem; i++)); do m+=("/dev/mapper/${p}m$i"); done
 	# shellcheck disable=SC2086
-	ewctl table $opts --len "$len" --metadata "/dev/mapper/${p}meta" "${m[@]}"
+	ewctl table $opts --len "$l" --metadata "$md" "$@" "${m[@]}"
 }
 # assemble LAYOUT PREFIX NAME: the volume /dev/mapper/NAME
 assemble() {
@@ -314,10 +322,15 @@ run_layout() {
 		fi
 	fi
 	# reorder: up to mark K without write K's data writes to the members
-	local mstart=$((meta_mb * 2048))
+	# (with the metadata on the members, not those to a member's image:
+	# its first doff sectors, before the data)
+	local mstart=$((meta_mb * 2048)) doff=0
 	[ "$lay" = linear ] && mstart=0
-	awk -v a="$mprev" -v z="$mk" -v s="$mstart" \
-		'!/^#/ && $1 > a && $1 < z && $3 > 0 && $4 !~ /MARK|DISCARD/ && $2 >= s { print "--skip"; print $1 }' \
+	[ "$lay" = ewm ] && doff=$(( member_mb * 2048 - $(table ewm r --json |
+		sed 's/.*"disk_sectors": \([0-9]*\).*/\1/') ))
+	awk -v a="$mprev" -v z="$mk" -v s="$mstart" -v msz=$((member_mb * 2048)) -v doff="$doff" \
+		'!/^#/ && $1 > a && $1 < z && $3 > 0 && $4 !~ /MARK|DISCARD/ && $2 >= s &&
+		 ($2 - s) % msz >= doff { print "--skip"; print $1 }' \
 		"$w/entries" >"$w/skips"
 	mapfile -t skips <"$w/skips"
 	truncate -s 0 "$w/ctl"; truncate -s $((src_sectors * 512)) "$w/ctl"
