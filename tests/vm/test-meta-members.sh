@@ -17,7 +17,10 @@
 # behind ewfault) has that copy dropped first.  ewctl examine shows the
 # copy a holder keeps; ewctl assemble finds the array by its labels in
 # any order, from either copy alone, refuses a missing holder unless
-# --degraded and an array with no valid copy.  Refused: "-" with
+# --degraded and an array with no valid copy.  A copy's blocks past its
+# superblocks random: read from the other copy and repaired; a holder's
+# whole metadata area random: repaired from the other, nothing lost.
+# Refused: "-" with
 # metadata_mirror, and "-" over an array whose metadata is on a device.
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
@@ -175,6 +178,28 @@ for layout in ew raid10 ddm; do
 			gen_write $DEV 200 $((7 + h))
 		check "$layout: copy $h alone: remove" dmsetup remove $DEV
 	done
+	# copy 0's image past its superblocks random (the same generation on
+	# both): each block the load needs is read from copy 1, written back
+	dd if=/dev/urandom of="$H0" bs=4096 seek=258 \
+		count=$(( (MB - 1) * 256 - 2 )) oflag=direct status=none
+	klog_mark
+	check "$layout: copy 0's blocks random: load" \
+		dmsetup create $DEV --table "$T"
+	check "$layout: copy 0's blocks random: read from copy 1, said" \
+		klog_has "damaged, read from copy 1 and repaired"
+	check "$layout: copy 0's blocks random: no write lost" gen_verify $DEV
+	check "$layout: copy 0's blocks random: remove" dmsetup remove $DEV
+	# a holder's whole metadata area destroyed: nothing lost
+	dd if=/dev/urandom of="$H1" bs=1M seek=1 count=$((MB - 1)) \
+		oflag=direct status=none
+	klog_mark
+	check "$layout: copy 1's whole area random: load" \
+		dmsetup create $DEV --table "$T"
+	check "$layout: copy 1's whole area random: repaired from copy 0" \
+		klog_has "repaired from copy 0"
+	check "$layout: copy 1's whole area random: no write lost" gen_verify $DEV
+	check "$layout: copy 1's whole area random: AA" copies_are AA
+	check "$layout: copy 1's whole area random: remove" dmsetup remove $DEV
 	kill_copy "$H0" && kill_copy "$H1"
 	check "$layout: no valid copy: assemble refuses, says why, creates nothing" \
 		eval '! ewctl assemble $DEV "${A[@]}" 2>/tmp/err &&
