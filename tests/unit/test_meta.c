@@ -1746,6 +1746,7 @@ static void test_members_sb(void **state)
 	struct ew_meta_sb_disk *disk;
 	const char *why = NULL;
 	u32 h[EW_META_MAX_COPIES];
+	unsigned int i, bit;
 	u8 blk[BS];
 
 	(void)state;
@@ -1772,6 +1773,18 @@ static void test_members_sb(void **state)
 			 EW_META_SB_MEMBERS);
 	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
 	assert_memory_equal(&d, &f.sb, sizeof(d));
+	/* every single-bit flip of a holder's superblock (bits 0 and 7) */
+	for (i = 0; i < BS; i++) {
+		for (bit = 0; bit < 8; bit += 7) {
+			why = NULL;
+			blk[i] ^= 1 << bit;
+			assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why),
+					 -EINVAL);
+			assert_non_null(why);
+			blk[i] ^= 1 << bit;
+		}
+	}
+	assert_int_equal(ew_meta_sb_decode(blk, 0, &d, &why), 0);
 	/* another copy count than the holders */
 	f.sb.meta_copies = 3;
 	ew_meta_sb_encode(&f.sb, blk);

@@ -50,17 +50,40 @@
 # `ewprobe verify` (every acknowledged write there, no garbage, no other
 # block's data).  A refusal must name the problem in the kernel log.
 # The undamaged state must load and verify (the control).
+#
+# With the argument "members" (test-corrupt-members.sh) the metadata is
+# on the members ("-"): its two copies are on members 0 and 2, from 1
+# MiB in, and the offsets above are taken there.  A block damaged in one
+# copy must load and verify (the block read from the other copy and
+# repaired, or the copy repaired whole from the other); the same block
+# damaged in both copies is judged as above (refused, or for the
+# superblock the older slot); the negative control damages both copies.
 set -u
 export DM_DISABLE_UDEV=1
 # shellcheck source=tests/vm/target-lib.sh
 . "$EW_TESTS/vm/target-lib.sh"
 
+mode=${1:-device}
+case $mode in device|members) ;; *) notok "mode $mode (device, members)"; finish ;; esac
 w=/tmp/cor
 mkdir -p "$w"
 mapfile -t disks </ew/disks
 meta=$(cat /ew/meta)
 devs=("$meta" "${disks[@]:0:4}")	# f0 is the metadata device
 len=4M
+# where the metadata is: c0 (and with members c1, the second copy), the
+# byte its image starts at
+c0=$meta c1="" base=0 mdev=/dev/mapper/f0
+if [ $mode = members ]; then
+	c0=${disks[0]} c1=${disks[2]} base=1048576 mdev=-
+fi
+mcheck() {	# ewctl check of every copy against the labels
+	if [ $mode = members ]; then
+		ewctl check "$@" --metadata-mirror "$c1" "$c0" "${disks[@]:0:4}"
+	else
+		ewctl check "$@" "$meta" "${disks[@]:0:4}"
+	fi
+}
 
 load_target || { notok "eagerwrite target loaded"; finish; }
 modprobe dm-flakey 2>/dev/null
@@ -84,7 +107,7 @@ flakey() {
 unflakey() { local i; for i in "${!devs[@]}"; do dmsetup remove "f$i" 2>/dev/null; done; return 0; }
 table() {
 	ewctl table --layout ew --mirrors 2 --dilution 2 --sync 1 --len "$len" \
-		--metadata /dev/mapper/f0 /dev/mapper/f1 /dev/mapper/f2 /dev/mapper/f3 /dev/mapper/f4
+		--metadata $mdev /dev/mapper/f1 /dev/mapper/f2 /dev/mapper/f3 /dev/mapper/f4
 }
 flip() {	# flip DEV BYTE: xor one byte with 0x5a
 	local b
@@ -115,8 +138,8 @@ setup() {
 }
 check "crash state: create, write, remove, create, ewprobe write, crash" setup
 for i in "${!devs[@]}"; do dd if="${devs[$i]}" of="$w/img$i" bs=1M status=none; done
-ewctl dump --json "$meta" >"$w/dump.json" 2>&1
-ewctl check "$meta" "${disks[@]:0:4}" | sed 's/^/# /'
+ewctl dump --json "$c0" >"$w/dump.json" 2>&1
+mcheck | sed 's/^/# /'
 j() { jq -r "$1" "$w/dump.json"; }
 if ! j .journal_length >/dev/null 2>&1 || [ "$(j .journal_length)" -lt 3 ] ||
    [ "$(j .ckpt_seq)" = 0 ] || [ "$(j '.slots[0]')" = "$(j '.slots[1]')" ]; then
@@ -141,7 +164,8 @@ judge() {	# judge WANT:LOADED GOOD WORD MSG
 	esac
 }
 
-# try NAME DEV BYTE WANT [BYTE2...]: damage (BYTE2... too), create,
+# try NAME DEV BYTE WANT [BYTE2...]: damage (BYTE2... too; DEV2@BYTE2 on
+# another device), create,
 # judge.  WANT: refuse:WORD (must be refused, the kernel log naming WORD),
 # load (must load and verify), loadwarn:WORD (must load and verify, the
 # kernel log naming WORD, and leave metadata `ewctl check` finds
@@ -152,7 +176,12 @@ try() {
 	local name=$1 dev=$2 byte=$3 want=$4 b2 word loaded=0 good=1 why=""
 	restore
 	[ "$byte" = - ] || flip "$dev" "$byte"
-	for b2 in "${@:5}"; do flip "$dev" "$b2"; done
+	for b2 in "${@:5}"; do
+		case $b2 in
+		*@*) flip "${b2%@*}" "${b2##*@}" ;;
+		*) flip "$dev" "$b2" ;;
+		esac
+	done
 	flakey up || { notok "$name: flakey"; return; }
 	klog_mark
 	if dmsetup create ew --table "$t" 2>"$w/create.err"; then
@@ -165,7 +194,7 @@ try() {
 		# the target wrote beneath the page cache of the raw disks
 		sync; echo 3 >/proc/sys/vm/drop_caches
 		if [ "${want%%:*}" = loadwarn ] &&
-		   ! ewctl check --quiet "$meta" "${disks[@]:0:4}" >"$w/check.out" 2>&1; then
+		   ! mcheck --quiet >"$w/check.out" 2>&1; then
 			good=0; why="$why ewctl check after recovery: $(tr '\n' '|' <"$w/check.out");"
 		fi
 	fi
@@ -184,33 +213,77 @@ try() {
 	klog_clean || notok "$name: kernel log clean"
 }
 
-try "undamaged (control)" "$meta" - load
-try "superblock in use (slot $cur), byte 300" "$meta" $((cur * 4096 + 300)) \
-	"loadwarn:superblock slot $cur (metadata block $cur): bad checksum in superblock; using generation"
-try "superblock in use (slot $cur), magic" "$meta" $((cur * 4096)) either:superblock
-try "older superblock (slot $((1 - cur)))" "$meta" $(((1 - cur) * 4096 + 300)) load
-try "checkpoint area $area block 0, header" "$meta" $((cstart * 4096 + 16)) refuse:checkpoint
-try "checkpoint area $area block 0, payload" "$meta" $((cstart * 4096 + 200)) refuse:checkpoint
-sm=$(((s0 + se) / 2)) sl=$((se - 1))
-for c in 0 1; do
-	try "journal seq $s0 (first replayed) copy $c" "$meta" $(($(jblk "$s0" $c) * 4096 + 100)) \
-		"loadwarn:journal seq $s0 copy $c (metadata block $(jblk "$s0" $c)) damaged"
-done
-try "journal seq $sm (middle) copy 1" "$meta" $(($(jblk $sm 1) * 4096 + 8)) \
-	"loadwarn:journal seq $sm copy 1 (metadata block $(jblk $sm 1)) damaged"
-for c in 0 1; do
-	try "last journal block (seq $sl) copy $c" "$meta" $(($(jblk $sl $c) * 4096 + 100)) \
-		"loadwarn:journal seq $sl copy $c (metadata block $(jblk $sl $c)) damaged"
-done
-try "journal seq $sm (middle), both copies" "$meta" $(($(jblk $sm 0) * 4096 + 8)) \
-	refuse:journal $(($(jblk $sm 1) * 4096 + 300))
-try "member 2 label" "${disks[2]}" 70 refuse:label
-try "member 0 label, magic" "${disks[0]}" 1 refuse:label
-tail_bytes=()
-for ((q = se - 6; q < se; q++)); do
-	[ "$q" -ge "$s0" ] || continue
-	tail_bytes+=($(($(jblk $q 0) * 4096 + 100)) $(($(jblk $q 1) * 4096 + 100)))
-done
-try "journal seqs $((se - 6))..$sl, both copies (control: must be detected or refused)" \
-	"$meta" - detect:journal "${tail_bytes[@]}"
+# The same damage with the metadata on the members: bytes in copy 0
+# (c0), in copy 1 (c1), or the same byte in both.
+# shellcheck disable=SC2317 # called below
+members_cases() {
+	local o sm=$(((s0 + se) / 2)) sl=$((se - 1)) q
+	both() { echo "$c1@$((base + $1))"; }	# both OFFSET: the same byte of copy 1
+	try "undamaged (control)" "$c0" - load
+	o=$((cur * 4096 + 300))
+	try "copy 0 superblock in use (slot $cur), byte 300" "$c0" $((base + o)) \
+		"loadwarn:repaired from copy 1"
+	try "both copies' superblock in use (slot $cur), byte 300" "$c0" $((base + o)) \
+		load "$(both $o)"
+	o=$((cstart * 4096 + 200))
+	try "copy 0 checkpoint area $area block 0" "$c0" $((base + o)) \
+		"loadwarn:damaged, read from copy 1 and repaired"
+	try "copy 1 checkpoint area $area block 0" "$c1" $((base + o)) load
+	try "both copies' checkpoint area $area block 0" "$c0" $((base + o)) \
+		refuse:checkpoint "$(both $o)"
+	o=$(($(jblk $sm 1) * 4096 + 8))
+	try "copy 0 journal seq $sm (middle), journal copy 1" "$c0" $((base + o)) \
+		"loadwarn:journal seq $sm copy 1 (metadata block $(jblk $sm 1)) damaged"
+	try "copy 0 journal seq $sm (middle), both journal copies" "$c0" \
+		$((base + $(jblk $sm 0) * 4096 + 8)) \
+		"loadwarn:damaged, read from copy 1 and repaired" $((base + o))
+	try "both copies' journal seq $sm (middle), both journal copies" "$c0" \
+		$((base + $(jblk $sm 0) * 4096 + 8)) refuse:journal $((base + o)) \
+		"$(both $(($(jblk $sm 0) * 4096 + 8)))" "$(both $o)"
+	try "member 2 label (a holder)" "$c1" 70 refuse:label
+	try "member 1 label" "${disks[1]}" 70 refuse:label
+	tail_bytes=()
+	for ((q = se - 6; q < se; q++)); do
+		[ "$q" -ge "$s0" ] || continue
+		for o in $(($(jblk $q 0) * 4096 + 100)) $(($(jblk $q 1) * 4096 + 100)); do
+			tail_bytes+=($((base + o)) "$(both $o)")
+		done
+	done
+	try "journal seqs $((se - 6))..$sl, both journal copies of both copies (control: must be detected or refused)" \
+		"$c0" - detect:journal "${tail_bytes[@]}"
+}
+
+if [ $mode = device ]; then
+	try "undamaged (control)" "$meta" - load
+	try "superblock in use (slot $cur), byte 300" "$meta" $((cur * 4096 + 300)) \
+		"loadwarn:superblock slot $cur (metadata block $cur): bad checksum in superblock; using generation"
+	try "superblock in use (slot $cur), magic" "$meta" $((cur * 4096)) either:superblock
+	try "older superblock (slot $((1 - cur)))" "$meta" $(((1 - cur) * 4096 + 300)) load
+	try "checkpoint area $area block 0, header" "$meta" $((cstart * 4096 + 16)) refuse:checkpoint
+	try "checkpoint area $area block 0, payload" "$meta" $((cstart * 4096 + 200)) refuse:checkpoint
+	sm=$(((s0 + se) / 2)) sl=$((se - 1))
+	for c in 0 1; do
+		try "journal seq $s0 (first replayed) copy $c" "$meta" $(($(jblk "$s0" $c) * 4096 + 100)) \
+			"loadwarn:journal seq $s0 copy $c (metadata block $(jblk "$s0" $c)) damaged"
+	done
+	try "journal seq $sm (middle) copy 1" "$meta" $(($(jblk $sm 1) * 4096 + 8)) \
+		"loadwarn:journal seq $sm copy 1 (metadata block $(jblk $sm 1)) damaged"
+	for c in 0 1; do
+		try "last journal block (seq $sl) copy $c" "$meta" $(($(jblk $sl $c) * 4096 + 100)) \
+			"loadwarn:journal seq $sl copy $c (metadata block $(jblk $sl $c)) damaged"
+	done
+	try "journal seq $sm (middle), both copies" "$meta" $(($(jblk $sm 0) * 4096 + 8)) \
+		refuse:journal $(($(jblk $sm 1) * 4096 + 300))
+	try "member 2 label" "${disks[2]}" 70 refuse:label
+	try "member 0 label, magic" "${disks[0]}" 1 refuse:label
+	tail_bytes=()
+	for ((q = se - 6; q < se; q++)); do
+		[ "$q" -ge "$s0" ] || continue
+		tail_bytes+=($(($(jblk $q 0) * 4096 + 100)) $(($(jblk $q 1) * 4096 + 100)))
+	done
+	try "journal seqs $((se - 6))..$sl, both copies (control: must be detected or refused)" \
+		"$meta" - detect:journal "${tail_bytes[@]}"
+else
+	members_cases
+fi
 finish
