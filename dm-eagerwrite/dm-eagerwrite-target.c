@@ -777,7 +777,9 @@ static int ew_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			continue;
 		if (!ew_array_matches(a, t)) {
 			mutex_unlock(&ew_arrays_lock);
-			ti->error = "Metadata device in use by an array with another table";
+			ti->error = t->on_members ?
+				    "Members in use by an array with another table" :
+				    "Metadata device in use by an array with another table";
 			goto bad;
 		}
 		/* two devices writing one map would corrupt each other */

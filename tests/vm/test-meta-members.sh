@@ -112,6 +112,9 @@ for layout in ew raid10 ddm; do
 		klog_has "new array, metadata formatted"
 	check "$layout: both copies written (AA)" copies_are AA
 	check "$layout: TABLE reloads exactly, with \"-\"" table_round_trip $DEV
+	check "$layout: another table over its members while it runs: refused" \
+		table_refused "Members in use by an array with another table" \
+		"${T/sync 2/sync 1}"
 	check "$layout: generations written" gen_write $DEV 400 1
 	check "$layout: remove" dmsetup remove $DEV
 	check "$layout: ewctl dump reads the image copied out" \
