@@ -230,7 +230,12 @@ check "runtime: the kernel said so" klog_has "metadata copy 0 (dm-"
 check "runtime: a dm event" eval '[ "$(event_nr)" -gt "$ev0" ]'
 check "runtime: remove" dmsetup remove $DEV
 TD=${T/ ${A[0]} / - }
-check "degraded: member 0 missing: load" dmsetup create $DEV --table "$TD"
+# assembled by ewctl from copy 1 (member 2's), the only one it finds
+check "degraded: ewctl assemble --degraded without member 0: loads, \"-\" in its place" \
+	eval 'ewctl assemble --degraded $DEV "${A[3]}" "${A[2]}" "${A[1]}" >/tmp/out 2>/tmp/err &&
+		grep -q "1 missing, 0 failed, metadata on the members" /tmp/out &&
+		[ "$(devs_of "$(dmsetup table $DEV)")" = "$(devs_of "$(t_devno "$TD")")" ] ||
+		{ cat /tmp/out /tmp/err; false; }'
 check "degraded: every fsync'd write there" gen_verify $DEV
 check "degraded: copy 0 missing (DA)" copies_are DA
 check "degraded: TABLE reloads exactly" table_round_trip $DEV
