@@ -111,6 +111,9 @@ for layout in ew raid10 ddm; do
 	check "$layout: the kernel formatted it" \
 		klog_has "new array, metadata formatted"
 	check "$layout: both copies written (AA)" copies_are AA
+	check "$layout: ewctl status says where the metadata is" \
+		eval 'ewctl status $DEV | grep -q "Metadata : on the members" &&
+			ewctl status $DEV | grep -q "Metadata copies: AA (2 copies"'
 	check "$layout: TABLE reloads exactly, with \"-\"" table_round_trip $DEV
 	check "$layout: another table over its members while it runs: refused" \
 		table_refused "Members in use by an array with another table" \

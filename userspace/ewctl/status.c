@@ -205,7 +205,9 @@ static void print_text(const struct ewctl_status *a)
 	       ewctl_status_field(a, F_MEMBERS), alive, failed, reb);
 	printf("  Member state : %s\n", st);
 	if (a->have_table) {
-		printf("      Metadata : %s\n", a->t.metadata_dev);
+		printf("      Metadata : %s\n", strcmp(a->t.metadata_dev, "-") ?
+		       a->t.metadata_dev :
+		       "on the members (\"-\": copies on every replica of the first column)");
 		if (a->t.metadata_mirror)
 			printf("Metadata mirror: %s\n", a->t.metadata_mirror);
 		for (i = 0; i < a->t.nr_disks; i++)
