@@ -1976,6 +1976,129 @@ static bool ew_md_fix_journal(struct ew_md *md, void *buf, void *arg)
 					   buf, f->cp, f->js, f->error) > 0;
 }
 
+/*
+ * One range of the image on copy c against the source (in md->iobuf):
+ * blocks bn .. bn + n - 1 read from c into buf and compared.  A block
+ * that differs is judged on both sides, a checkpoint block (seq 0;
+ * ckpt_idx its index in the checkpoint) by ew_meta_ckpt_block_ok(), a
+ * journal block (seq: the journal seq of the range's first slot, never
+ * 0) by ew_meta_journal_valid(): the valid one is written over the
+ * other, in either direction; two valid blocks that differ, or two
+ * invalid ones, are left alone.  Returns the blocks rewritten.
+ */
+static u64 ew_md_scrub_range(struct ew_md *md, u32 c, void *buf, u64 bn,
+			     u32 n, u64 seq, u64 ckpt_idx)
+{
+	const u32 bs = EW_META_BLOCK_SIZE;
+	u8 *src = md->iobuf, *cb = buf;
+	u32 i, j, k, vs, vc;
+	u64 fixed = 0;
+
+	if (ew_md_cread(md, c, buf, bn, n)) {
+		DMWARN_LIMIT("metadata copy %u: blocks %llu-%llu unreadable: not checked",
+			     c, bn, bn + n - 1);
+		return 0;
+	}
+	for (i = 0; i < n; i += k) {
+		k = seq ? EW_META_JOURNAL_COPIES : 1;
+		if (!memcmp(src + i * bs, cb + i * bs, k * bs))
+			continue;
+		if (seq) {
+			vs = ew_meta_journal_valid(&md->sb, seq + i / k,
+						   src + i * bs);
+			vc = ew_meta_journal_valid(&md->sb, seq + i / k,
+						   cb + i * bs);
+		} else {
+			vs = ew_meta_ckpt_block_ok(&md->sb, src + i * bs,
+						   ckpt_idx + i);
+			vc = ew_meta_ckpt_block_ok(&md->sb, cb + i * bs,
+						   ckpt_idx + i);
+		}
+		for (j = 0; j < k; j++) {
+			u32 off = (i + j) * bs;
+			bool to_c;
+
+			if (!memcmp(src + off, cb + off, bs) ||
+			    ((vs & BIT(j)) && (vc & BIT(j))))
+				continue;
+			if (vs & BIT(j))
+				to_c = true;
+			else if (vc & BIT(j))
+				to_c = false;
+			else
+				continue;	/* neither: the other block of the slot */
+			DMWARN_LIMIT("metadata copy %u: block %llu bad: rewritten from copy %u",
+				     to_c ? c : md->msrc, bn + i + j,
+				     to_c ? md->msrc : c);
+			if (ew_md_crw(md, to_c ? c : md->msrc, REQ_OP_WRITE |
+				      REQ_FUA | REQ_SYNC,
+				      (to_c ? src : cb) + off, bn + i + j, 1))
+				DMWARN("metadata copy %u: rewrite of block %llu failed",
+				       to_c ? c : md->msrc, bn + i + j);
+			else
+				fixed++;
+		}
+	}
+	return fixed;
+}
+
+/*
+ * After recovery, the blocks it read (the checkpoint in use and the
+ * journal from journal_seq to end) on every other live copy, compared
+ * with the source's: a copy is read only when the source fails, so
+ * damage there would otherwise wait, unseen, until it is the last copy.
+ * Load time only; a read error leaves the range unchecked (the copy's
+ * next write failure drops it).
+ */
+static void ew_md_scrub(struct ew_md *md, u64 end)
+{
+	struct ew_meta_sb *sb = &md->sb;
+	u64 idx, seq, bn, fixed = 0;
+	void *buf;
+	u32 c, n;
+
+	if (hweight32(md->mlive) < 2)
+		return;
+	buf = vmalloc(EW_MD_BULK_BLOCKS * EW_META_BLOCK_SIZE);
+	if (!buf) {
+		DMWARN("metadata copies not compared: no memory");
+		return;
+	}
+	for (c = 0; c < md->nmdev; c++) {
+		if (c == md->msrc || !(md->mlive & BIT(c)))
+			continue;
+		for (idx = 0; sb->ckpt_seq && idx < sb->ckpt_blocks; idx += n) {
+			n = min_t(u64, EW_MD_BULK_BLOCKS, sb->ckpt_blocks - idx);
+			bn = sb->ckpt_start[sb->ckpt_area] + idx;
+			if (ew_md_cread(md, md->msrc, md->iobuf, bn, n))
+				break;
+			fixed += ew_md_scrub_range(md, c, buf, bn, n, 0, idx);
+			cond_resched();
+		}
+		for (seq = sb->journal_seq; seq < end; seq += n) {
+			bn = ew_meta_journal_blocknr(sb, seq);
+			n = min_t(u64, min_t(u64, EW_MD_BULK_SLOTS, end - seq),
+				  (sb->journal_start + sb->journal_slots *
+				   EW_META_JOURNAL_COPIES - bn) /
+				  EW_META_JOURNAL_COPIES);
+			if (ew_md_cread(md, md->msrc, md->iobuf, bn,
+					n * EW_META_JOURNAL_COPIES))
+				break;
+			fixed += ew_md_scrub_range(md, c, buf, bn,
+						   n * EW_META_JOURNAL_COPIES,
+						   seq, 0);
+			cond_resched();
+		}
+	}
+	vfree(buf);
+	if (!fixed)
+		return;
+	spin_lock_irq(md->lock);
+	md->mrepairs += fixed;
+	spin_unlock_irq(md->lock);
+	DMWARN("metadata copies compared: blocks rewritten: %llu", fixed);
+}
+
 /* Steps 2-5 of recovery on a superblock picked from the slots. */
 static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			 const char **error, struct ew_meta_copies *cp)
@@ -2124,6 +2247,7 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 		res->used = NULL;
 		return ret;
 	}
+	ew_md_scrub(md, seq);
 	md->open_seq = seq;
 	md->durable_seq = seq - 1;
 	return 0;

@@ -668,8 +668,9 @@ u64 ew_meta_ckpt_encode(const struct ew_meta_sb *sb, const struct ew_map *m,
 	return blocknr;
 }
 
-int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
-			struct ew_map *m, const char **why)
+/* Checkpoint block idx of sb, all but its effect on a map. */
+static int ew_meta_ckpt_check(const struct ew_meta_sb *sb, const void *blk,
+			      u64 idx, const char **why)
 {
 	const struct ew_meta_hdr *h = blk;
 	const __le32 *pb = (const __le32 *)((const u8 *)blk + sizeof(*h));
@@ -687,8 +688,7 @@ int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
 	    le64_to_cpu(h->seq) != sb->ckpt_seq ||
 	    le64_to_cpu(h->blocknr) != sb->ckpt_start[sb->ckpt_area] + idx ||
 	    le64_to_cpu(h->aux) != first || first >= sb->len_blocks ||
-	    n != min_t(u64, sb->ckpt_per_block, sb->len_blocks - first) ||
-	    m->nr_blocks != sb->len_blocks || m->mirrors != sb->mirrors) {
+	    n != min_t(u64, sb->ckpt_per_block, sb->len_blocks - first)) {
 		*why = E_CK_HDR;
 		return -EINVAL;
 	}
@@ -709,6 +709,35 @@ int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
 			*why = E_CK_ENTRY;
 			return -EINVAL;
 		}
+	return 0;
+}
+
+bool ew_meta_ckpt_block_ok(const struct ew_meta_sb *sb, const void *blk,
+			   u64 idx)
+{
+	const char *why;
+
+	return !ew_meta_ckpt_check(sb, blk, idx, &why);
+}
+
+int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
+			struct ew_map *m, const char **why)
+{
+	const struct ew_meta_hdr *h = blk;
+	const __le32 *pb = (const __le32 *)((const u8 *)blk + sizeof(*h));
+	const u8 *mask = (const u8 *)blk + ew_meta_ckpt_mask_off(sb);
+	u64 first = idx * sb->ckpt_per_block;
+	u32 n, i;
+	int ret;
+
+	ret = ew_meta_ckpt_check(sb, blk, idx, why);
+	if (ret)
+		return ret;
+	if (m->nr_blocks != sb->len_blocks || m->mirrors != sb->mirrors) {
+		*why = E_CK_HDR;
+		return -EINVAL;
+	}
+	n = le32_to_cpu(h->nr);
 	for (i = 0; i < n * sb->mirrors; i++)
 		m->pblock[first * sb->mirrors + i] = le32_to_cpu(pb[i]);
 	memcpy(m->uptodate + first, mask, n);
@@ -969,6 +998,21 @@ bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 	u32 damaged, bad;
 
 	return ew_meta_journal_pick(sb, seq, slot, &damaged, &bad, &why) >= 0;
+}
+
+u32 ew_meta_journal_valid(const struct ew_meta_sb *sb, u64 seq,
+			  const void *slot)
+{
+	const u8 *b = slot;
+	const char *why;
+	u32 c, mask = 0;
+
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++)
+		if (ew_meta_journal_classify(sb, seq, c,
+					     b + c * EW_META_BLOCK_SIZE,
+					     &why) == 1)
+			mask |= 1U << c;
+	return mask;
 }
 
 /* A record's effect on the live copy slots (see struct ew_meta_copies). */

@@ -423,6 +423,9 @@ u64 ew_meta_ckpt_encode(const struct ew_meta_sb *sb, const struct ew_map *m,
  */
 int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
 			struct ew_map *m, const char **why);
+/* The same validation alone: is blk checkpoint block idx of sb? */
+bool ew_meta_ckpt_block_ok(const struct ew_meta_sb *sb, const void *blk,
+			   u64 idx);
 /*
  * The superblock of the next generation, naming the checkpoint written
  * to area with seq and the journal from journal_seq on.
@@ -502,6 +505,9 @@ int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 			 struct ew_map *m, u64 seq, const void *slot,
 			 struct ew_meta_jslot_res *res, const char **why);
 /* Does the slot hold a valid copy of journal block seq of this array? */
+/* Bit c: copy c of the slot is a valid copy of journal block seq. */
+u32 ew_meta_journal_valid(const struct ew_meta_sb *sb, u64 seq,
+			  const void *slot);
 bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 			   const void *slot);
 /*

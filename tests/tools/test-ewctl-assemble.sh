@@ -293,7 +293,7 @@ if run 0 "$ewctl" status --input - <<<"$st" && grep -q "Members : 4: 2 alive, 1 
 		grep -q "Rebuild : running, 10/40 blocks (25.0%)" <<<"$out" &&
 		grep -q "Delayed : 3 replicas pending; pages 17/1024 in use, 6 fell back to read-back copies" <<<"$out" &&
 		grep -q "Journal copies : 3/64 slots in use" <<<"$out" &&
-		grep -q "Metadata copies: AD (2 copies, 1 stale), 7 blocks read from another copy" <<<"$out" &&
+		grep -q "Metadata copies: AD (2 copies, 1 stale), 7 blocks read or rewritten from another copy" <<<"$out" &&
 		grep -q "Checkpoint : 96/439 map blocks written$" <<<"$out" &&
 		grep -q "Predictor : mean error 12345 ns, placement lead 255000 ns$" <<<"$out" &&
 		grep -q "Metadata mode : ok, journal seq 7, 6 commits, 1 checkpoints, 5 journal waits$" <<<"$out"; then

@@ -499,20 +499,24 @@ static void test_ckpt_every_byte_flip(void **state)
 	ew_meta_ckpt_encode(&f.sb, &a, 0, 2, 1, blk);
 	ew_meta_sb_commit_ckpt(&f.sb, 0, 2, 1);
 	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why), 0);
+	assert_true(ew_meta_ckpt_block_ok(&f.sb, blk, 1));
 	for (i = 0; i < BS; i++) {
 		why = NULL;
 		blk[i] ^= 0x10;
 		assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why),
 				 -EINVAL);
 		assert_non_null(why);
+		assert_false(ew_meta_ckpt_block_ok(&f.sb, blk, 1));
 		blk[i] ^= 0x10;
 	}
 	/* the right block at the wrong place, or from an older checkpoint */
 	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 0, &b, &why), -EINVAL);
 	assert_string_equal(why, "checkpoint block is not part of the current checkpoint");
+	assert_false(ew_meta_ckpt_block_ok(&f.sb, blk, 0));
 	ew_meta_sb_commit_ckpt(&f.sb, 0, 3, 1);
 	assert_int_equal(ew_meta_ckpt_decode(&f.sb, blk, 1, &b, &why), -EINVAL);
 	assert_string_equal(why, "checkpoint block is not part of the current checkpoint");
+	assert_false(ew_meta_ckpt_block_ok(&f.sb, blk, 1));
 	ew_map_destroy(&a);
 	ew_map_destroy(&b);
 }
@@ -712,6 +716,16 @@ static void test_journal_every_byte_flip(void **state)
 		blk[BS + i] ^= 0x04;
 	}
 	assert_int_equal(ew_map_pblock(&j.r, 1, 0), NONE);
+	/* which copies of the slot are valid (the load's scrub asks) */
+	assert_int_equal(ew_meta_journal_valid(&j.f.sb, 1, blk), 3);
+	assert_int_equal(ew_meta_journal_valid(&j.f.sb, 2, blk), 0);
+	blk[100] ^= 1;
+	assert_int_equal(ew_meta_journal_valid(&j.f.sb, 1, blk), 2);
+	blk[BS + 100] ^= 1;
+	assert_int_equal(ew_meta_journal_valid(&j.f.sb, 1, blk), 0);
+	blk[100] ^= 1;
+	assert_int_equal(ew_meta_journal_valid(&j.f.sb, 1, blk), 1);
+	blk[BS + 100] ^= 1;
 	assert_int_equal(ew_map_uptodate(&j.r, 2), 0);
 	/* any byte of one copy: replayed from the other, the copy named */
 	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {

@@ -55,7 +55,9 @@
 # on the members ("-"): its two copies are on members 0 and 2, from 1
 # MiB in, and the offsets above are taken there.  A block damaged in one
 # copy must load and verify (the block read from the other copy and
-# repaired, or the copy repaired whole from the other); the same block
+# repaired, or the copy repaired whole from the other; in the copy that
+# is not the source, found by the load's comparison of the copies and
+# rewritten, which ewctl check of both copies then confirms); the same block
 # damaged in both copies is judged as above (refused, or for the
 # superblock the older slot); the negative control damages both copies.
 set -u
@@ -228,12 +230,18 @@ members_cases() {
 	o=$((cstart * 4096 + 200))
 	try "copy 0 checkpoint area $area block 0" "$c0" $((base + o)) \
 		"loadwarn:damaged, read from copy 1 and repaired"
-	try "copy 1 checkpoint area $area block 0" "$c1" $((base + o)) load
+	try "copy 1 checkpoint area $area block 0 (not the source: the load compares it)" \
+		"$c1" $((base + o)) \
+		"loadwarn:metadata copy 1: block $cstart bad: rewritten from copy 0"
 	try "both copies' checkpoint area $area block 0" "$c0" $((base + o)) \
 		refuse:checkpoint "$(both $o)"
 	o=$(($(jblk $sm 1) * 4096 + 8))
 	try "copy 0 journal seq $sm (middle), journal copy 1" "$c0" $((base + o)) \
 		"loadwarn:journal seq $sm copy 1 (metadata block $(jblk $sm 1)) damaged"
+	try "copy 1 journal seq $sm (middle), both journal copies" "$c1" \
+		$((base + $(jblk $sm 0) * 4096 + 8)) \
+		"loadwarn:metadata copy 1: block $(jblk $sm 0) bad: rewritten from copy 0" \
+		$((base + o))
 	try "copy 0 journal seq $sm (middle), both journal copies" "$c0" \
 		$((base + $(jblk $sm 0) * 4096 + 8)) \
 		"loadwarn:damaged, read from copy 1 and repaired" $((base + o))

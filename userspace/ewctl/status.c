@@ -232,7 +232,7 @@ static void print_text(const struct ewctl_status *a)
 	if (ewctl_status_field(a, F_MCOPIES)) {
 		const char *mc = ewctl_status_field(a, F_MCOPIES);
 
-		printf("Metadata copies: %s (%zu copies, %zu stale), %s blocks read from another copy\n",
+		printf("Metadata copies: %s (%zu copies, %zu stale), %s blocks read or rewritten from another copy\n",
 		       mc, strlen(mc), strlen(mc) - strspn(mc, "A"),
 		       ewctl_status_field(a, F_MREPAIRS) ?
 		       ewctl_status_field(a, F_MREPAIRS) : "?");
