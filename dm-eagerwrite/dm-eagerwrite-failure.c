@@ -303,7 +303,7 @@ bool ew_read_failed(struct ew_array *a, u64 lblock, u32 r, u32 disk,
 		ew_md_unreserve(a->md, 1);
 		return false;	/* the last current replica: keep it */
 	}
-	ew_md_log_block(a->md, lblock, 1U << r);
+	ew_md_log_bg(a->md, lblock, 1U << r);
 	return ew_queue_repair(a, lblock, r);
 }
 

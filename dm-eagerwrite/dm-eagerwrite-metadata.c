@@ -177,6 +177,12 @@ struct ew_md {
 	struct ew_meta_jbuf open;
 	u64 open_seq;
 	u64 durable_seq;
+	/*
+	 * The journal block holding the last record of foreground work (a
+	 * write, a discard, a journal copy, a failed write's stale mark):
+	 * what a flush waits for (ew_md_flush_seq()).
+	 */
+	u64 flush_mark;
 	u64 resv;
 	u64 dirty;			/* members written since the commit */
 	u64 dirty_sole;			/* ... holding a write's only copy */
@@ -622,7 +628,7 @@ static bool ew_md_make_room(struct ew_md *md, u32 units)
 	return true;
 }
 
-u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas)
+u64 ew_md_log_bg(struct ew_md *md, u64 lblock, u8 replicas)
 {
 	u32 units = replicas ? hweight8(replicas) : 1;
 
@@ -637,6 +643,19 @@ u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas)
 		return 0;
 	}
 	return md->open_seq;
+}
+
+/* A flush waits for the journal block holding seq (0: nothing logged). */
+static u64 ew_md_mark(struct ew_md *md, u64 seq)
+{
+	if (seq)
+		md->flush_mark = seq;
+	return seq;
+}
+
+u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas)
+{
+	return ew_md_mark(md, ew_md_log_bg(md, lblock, replicas));
 }
 
 struct ew_md_copy;
@@ -661,7 +680,7 @@ u64 ew_md_log_write(struct ew_md *md, u64 lblock, u8 replicas)
 	}
 	ew_md_log_block(md, lblock, replicas);
 	ew_md_copy_end(md, c, c - md->copy);
-	return md->open_seq;
+	return ew_md_mark(md, md->open_seq);
 }
 
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count)
@@ -676,7 +695,7 @@ u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count)
 		DMERR_LIMIT("journal overflow: array is read-only");
 		return 0;
 	}
-	return md->open_seq;
+	return ew_md_mark(md, md->open_seq);
 }
 
 void ew_md_member_dirty(struct ew_md *md, u32 disk, bool sole)
@@ -699,7 +718,7 @@ u64 ew_md_flush_seq(struct ew_md *md)
 	u64 s;
 
 	lockdep_assert_held(md->lock);
-	s = ew_meta_jbuf_empty(&md->open) ? md->open_seq - 1 : md->open_seq;
+	s = md->flush_mark;
 	return s > md->durable_seq ? s : 0;
 }
 
@@ -858,7 +877,7 @@ u64 ew_md_copy_log(struct ew_md *md, u32 slot, u64 lblock, u32 gen,
 	c->page_owned = false;
 	c->held = true;
 	hlist_add_head(&c->hnode, ew_md_copy_bucket(md, lblock));
-	c->seq = ew_md_log_copy(md, lblock, slot, true);
+	c->seq = ew_md_mark(md, ew_md_log_copy(md, lblock, slot, true));
 	c->dirty = true;
 	md->copy_dirty[(md->copy_dhead + md->copy_dcount++) % md->copy_nr] =
 		slot;

@@ -117,6 +117,12 @@ void ew_md_unreserve(struct ew_md *md, u32 units);
  * the journal block that holds the record (0 once failed).
  */
 u64 ew_md_log_block(struct ew_md *md, u64 lblock, u8 replicas);
+/*
+ * The same for background work (a delayed replica, a rebuild copy, a
+ * stale mark after a read error): a record that carries no acknowledged
+ * data, which a flush does not wait for (the next commit takes it).
+ */
+u64 ew_md_log_bg(struct ew_md *md, u64 lblock, u8 replicas);
 u64 ew_md_log_discard(struct ew_md *md, u64 lblock, u32 count);
 /*
  * The same for a foreground write that committed: a live journal copy
@@ -135,7 +141,11 @@ void ew_md_member_dirty(struct ew_md *md, u32 disk, bool sole);
  * (0: none): the flushes and FUA writes that cover them fail.
  */
 u64 ew_md_lost_seq(struct ew_md *md, u64 *first);
-/* The journal seq a flush arriving now waits for; 0: nothing to wait for. */
+/*
+ * The journal seq a flush arriving now waits for: the block holding the
+ * last record of foreground work (ew_md_log_bg() records do not count);
+ * 0: nothing to wait for.
+ */
 u64 ew_md_flush_seq(struct ew_md *md);
 u64 ew_md_durable_seq(struct ew_md *md);
 /* Deferred frees below this sequence have their remaps durable. */

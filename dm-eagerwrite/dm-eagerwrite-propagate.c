@@ -215,7 +215,7 @@ static void ew_copy_done(int read_err, unsigned long write_err, void *context)
 		if (ew_map_commit_copy(&a->map, d->lblock, d->gen, d->r,
 				       d->dst, home[d->r], &freed)) {
 			/* the record before the free, as for writes */
-			ew_md_log_block(a->md, d->lblock, 1U << d->r);
+			ew_md_log_bg(a->md, d->lblock, 1U << d->r);
 			ew_md_member_dirty(a->md, d->dst_disk, false);
 			logged = true;
 			ew_count(a, EW_C_BG_WRITES);

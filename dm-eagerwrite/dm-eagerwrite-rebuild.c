@@ -503,7 +503,7 @@ static void ew_rb_done(int read_err, unsigned long write_err, void *context)
 			ew_map_commit_copy(&a->map, l, run->gen[j], r, dst,
 					   home[r], &freed);
 			/* the record before the free, as for writes */
-			ew_md_log_block(a->md, l, bit);
+			ew_md_log_bg(a->md, l, bit);
 			ew_defer_free(a, run->dst_disk, freed);
 			ew_count(a, EW_C_BG_WRITES);
 			logged++;

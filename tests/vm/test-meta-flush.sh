@@ -23,7 +23,9 @@
 #  - flushes <= journal blocks x F + 2 x checkpoints + 2, where F is 0 on
 #    a device with FUA and 1 without (the emulated FUA's flush); the old
 #    commit sent one flush more per journal block (2 per block here);
-#  - the data read back.
+#  - the data read back;
+# then with sync 1, that a flush does not wait for the records of the
+# delayed replicas (a journal block per O_DSYNC write, not two).
 # Prints "ok - NAME" / "not ok - NAME" and "# " notes.
 set -u
 export DM_DISABLE_UDEV=1
@@ -91,4 +93,42 @@ for layout in ew raid10; do
 	check "$t: data read back" [ $bad -eq 0 ]
 	dmsetup remove $DEV || notok "$t: remove"
 done
+
+# A flush waits for the records of foreground work only (issue 15: "an
+# fsync of an idle array costs no device I/O").  With sync 1 each O_DSYNC
+# write (a FUA write, then an empty flush) commits its record; its
+# delayed replica, copied meanwhile, logs a record of its own that the
+# flush must not wait for: it carries no acknowledged data, and the next
+# commit takes it.  When the flush waited for it, every write cost two
+# journal blocks (the replica's, then the next write's).
+t="ew sync 1"
+dmsetup remove $DEV 2>/dev/null
+if wipe_array && table=$(ewctl table --layout ew --sync 1 --len 16M \
+		--metadata "$EW_META" "$1" "$2" 2>/dev/null) &&
+		dmsetup create $DEV --table "$table"; then
+	bad=0
+	j0=$(status_field $DEV 17)
+	w0=$(status_field $DEV 12)
+	for ((i = 0; i < NWRITES; i++)); do
+		dd if=/tmp/mf.pat of=$A bs=4096 skip=$i seek=$((i * 3)) count=1 \
+			oflag=direct,dsync status=none || bad=$((bad + 1))
+	done
+	j1=$(status_field $DEV 17)
+	w1=$(status_field $DEV 12)
+	check "$t: $NWRITES O_DSYNC writes" [ $bad -eq 0 ]
+	jb=$((j1 - j0)) bg=$((w1 - w0))
+	note "$t: $jb journal blocks, $bg delayed replicas written meanwhile"
+	check "$t: delayed replicas were written during the writes" \
+		[ $bg -ge $((NWRITES / 2)) ]
+	check "$t: a journal block per write, not two" \
+		[ $((jb >= NWRITES / 2 && jb <= NWRITES * 5 / 4 + 2)) = 1 ]
+	dd if=/dev/zero of=$A bs=4096 count=0 conv=fsync status=none
+	c0=$(status_field $DEV 18)
+	dd if=/dev/zero of=$A bs=4096 count=0 conv=fsync status=none
+	c1=$(status_field $DEV 18)
+	check "$t: a flush with nothing new commits nothing" [ "$c1" = "$c0" ]
+	dmsetup remove $DEV || notok "$t: remove"
+else
+	notok "$t: create"
+fi
 finish
