@@ -99,6 +99,8 @@ static const char * const ew_meta_errors[] = {
 	"copy slot data does not match its checksum",
 #define E_META_WHERE	ew_meta_errors[43]
 	"the table and the array disagree on where the metadata is (a metadata device, or \"-\" for the members)",
+#define E_J_TWICE	ew_meta_errors[44]
+	"journal block in two slots of the journal area",
 };
 
 const char *ew_meta_error(unsigned int i)
@@ -292,6 +294,8 @@ int ew_meta_sb_init(struct ew_meta_sb *sb, const struct ew_table_args *t,
 	sb->copy_slots = t->journal_copy;
 	ew_meta_layout(sb);
 	sb->on_members = ew_table_meta_on_members(t);
+	/* a journal on rotating members is written near the heads */
+	sb->jfree = sb->on_members;
 	sb->data_offset_sectors = EW_MEMBER_DATA_OFFSET_SECTORS;
 	if (sb->on_members) {
 		u32 holders[EW_META_MAX_COPIES];
@@ -361,6 +365,8 @@ u64 ew_meta_sb_encode(const struct ew_meta_sb *sb, void *blk)
 	d->meta_stale = cpu_to_le32(sb->meta_stale);
 	if (sb->on_members)
 		d->flags |= cpu_to_le32(EW_META_SB_MEMBERS);
+	if (sb->jfree)
+		d->flags |= cpu_to_le32(EW_META_SB_JFREE);
 	ew_meta_seal(blk);
 	return blocknr;
 }
@@ -500,6 +506,8 @@ int ew_meta_sb_decode(const void *blk, u64 blocknr, struct ew_meta_sb *sb,
 	sb->flags &= ~EW_META_SB_JCOPY;
 	sb->on_members = sb->flags & EW_META_SB_MEMBERS;
 	sb->flags &= ~EW_META_SB_MEMBERS;
+	sb->jfree = sb->flags & EW_META_SB_JFREE;
+	sb->flags &= ~EW_META_SB_JFREE;
 	if (ew_meta_sb_slot(sb->generation) != blocknr) {
 		*why = E_SB_WHERE;
 		return -EINVAL;
@@ -746,6 +754,11 @@ int ew_meta_ckpt_decode(const struct ew_meta_sb *sb, const void *blk, u64 idx,
 
 /* --- journal --- */
 
+u64 ew_meta_jslot_blocknr(const struct ew_meta_sb *sb, u64 slot)
+{
+	return sb->journal_start + slot * EW_META_JOURNAL_COPIES;
+}
+
 u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq)
 {
 	u64 off;
@@ -856,7 +869,13 @@ int ew_meta_jbuf_log_copy(struct ew_meta_jbuf *j, u64 lblock, u32 slot,
 u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
 		      u64 seq)
 {
-	u64 blocknr = ew_meta_journal_blocknr(sb, seq);
+	return ew_meta_jbuf_seal_at(j, sb, seq,
+				    ew_meta_journal_blocknr(sb, seq));
+}
+
+u64 ew_meta_jbuf_seal_at(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
+			 u64 seq, u64 blocknr)
+{
 	u8 *copy = j->blk;
 	u32 c;
 
@@ -923,10 +942,11 @@ static bool ew_meta_rec_ok(const struct ew_meta_sb *sb,
  * the same in either copy), -EINVAL corrupt.
  */
 static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
-				    u32 c, const void *blk, const char **why)
+				    u64 bn, u32 c, const void *blk,
+				    const char **why)
 {
 	const struct ew_meta_hdr *h = blk;
-	u64 bn = ew_meta_journal_blocknr(sb, seq), bseq;
+	u64 bseq;
 
 	/* torn, never written, or another array's: not this block */
 	if (!ew_meta_block_crc_ok(blk) || le32_to_cpu(h->magic) != EW_META_MAGIC ||
@@ -941,13 +961,14 @@ static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
 		return -EINVAL;
 	}
 	bseq = le64_to_cpu(h->seq);
+	/* in a ring, a seq has one slot; with jfree, any slot */
 	if (le64_to_cpu(h->blocknr) != bn + c ||
-	    ew_meta_journal_blocknr(sb, bseq) != bn) {
+	    (!sb->jfree && ew_meta_journal_blocknr(sb, bseq) != bn)) {
 		*why = E_J_WHERE;
 		return -EINVAL;
 	}
 	if (bseq < seq)
-		return 0;	/* a previous lap of the ring */
+		return 0;	/* a previous lap of the ring, a freed slot */
 	if (bseq > seq) {
 		*why = E_J_FUTURE;
 		return -EINVAL;
@@ -965,8 +986,8 @@ static int ew_meta_journal_classify(const struct ew_meta_sb *sb, u64 seq,
  * *damaged: the copy that is not valid beside one that is.
  */
 static int ew_meta_journal_pick(const struct ew_meta_sb *sb, u64 seq,
-				const void *slot, u32 *damaged, u32 *bad,
-				const char **why)
+				u64 bn, const void *slot, u32 *damaged,
+				u32 *bad, const char **why)
 {
 	const u8 *b = slot;
 	int v[EW_META_JOURNAL_COPIES], use = -1;
@@ -974,7 +995,7 @@ static int ew_meta_journal_pick(const struct ew_meta_sb *sb, u64 seq,
 
 	*damaged = 0;
 	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
-		v[c] = ew_meta_journal_classify(sb, seq, c,
+		v[c] = ew_meta_journal_classify(sb, seq, bn, c,
 						b + c * EW_META_BLOCK_SIZE, why);
 		if (v[c] < 0) {
 			*bad = c;
@@ -997,22 +1018,99 @@ bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 	const char *why;
 	u32 damaged, bad;
 
-	return ew_meta_journal_pick(sb, seq, slot, &damaged, &bad, &why) >= 0;
+	return ew_meta_journal_pick(sb, seq, ew_meta_journal_blocknr(sb, seq),
+				    slot, &damaged, &bad, &why) >= 0;
 }
 
 u32 ew_meta_journal_valid(const struct ew_meta_sb *sb, u64 seq,
 			  const void *slot)
+{
+	return ew_meta_journal_valid_at(sb, seq,
+					ew_meta_journal_blocknr(sb, seq),
+					slot);
+}
+
+u32 ew_meta_journal_valid_at(const struct ew_meta_sb *sb, u64 seq, u64 bn,
+			     const void *slot)
 {
 	const u8 *b = slot;
 	const char *why;
 	u32 c, mask = 0;
 
 	for (c = 0; c < EW_META_JOURNAL_COPIES; c++)
-		if (ew_meta_journal_classify(sb, seq, c,
+		if (ew_meta_journal_classify(sb, seq, bn, c,
 					     b + c * EW_META_BLOCK_SIZE,
 					     &why) == 1)
 			mask |= 1U << c;
 	return mask;
+}
+
+int ew_meta_jslot_seq(const struct ew_meta_sb *sb, u64 bn, const void *slot,
+		      u64 *seq, const char **why)
+{
+	const struct ew_meta_hdr *h;
+	const u8 *b = slot;
+	u64 s, found = 0;
+	u32 c;
+	int ret;
+
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		h = (const void *)(b + c * EW_META_BLOCK_SIZE);
+		s = le64_to_cpu(h->seq);
+		/* older than the journal: a freed slot */
+		if (s < sb->journal_seq)
+			continue;
+		ret = ew_meta_journal_classify(sb, s, bn, c, h, why);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		/* written after a superblock newer than this one */
+		if (s - sb->journal_seq >= sb->journal_slots) {
+			*why = E_J_FUTURE;
+			return -EINVAL;
+		}
+		if (found && found != s) {
+			*why = E_J_TWICE;
+			return -EINVAL;
+		}
+		found = s;
+	}
+	*seq = found;
+	return found ? 1 : 0;
+}
+
+int ew_meta_jindex_add(struct ew_meta_jindex *x, u64 seq, u32 slot,
+		       const char **why)
+{
+	u32 *e;
+
+	if (seq < x->base || seq - x->base >= x->n)
+		return 0;
+	e = &x->slot[seq - x->base];
+	if (*e && *e != slot + 1) {
+		*why = E_J_TWICE;
+		return -EINVAL;
+	}
+	*e = slot + 1;
+	return 0;
+}
+
+int ew_meta_jindex_end(const struct ew_meta_jindex *x, u64 *end,
+		       const char **why)
+{
+	u64 i = 0, j;
+
+	while (i < x->n && x->slot[i])
+		i++;
+	*end = x->base + i;
+	for (j = i; j < x->n; j++) {
+		if (x->slot[j]) {
+			*why = E_J_HOLE;
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* A record's effect on the live copy slots (see struct ew_meta_copies). */
@@ -1083,13 +1181,24 @@ int ew_meta_replay_block_copies(const struct ew_meta_sb *sb,
 				struct ew_meta_jslot_res *res,
 				const char **why)
 {
+	return ew_meta_replay_block_at(sb, g, m, seq,
+				       ew_meta_journal_blocknr(sb, seq), slot,
+				       c, res, why);
+}
+
+int ew_meta_replay_block_at(const struct ew_meta_sb *sb,
+			    const struct ew_geom *g, struct ew_map *m,
+			    u64 seq, u64 bn, const void *slot,
+			    struct ew_meta_copies *c,
+			    struct ew_meta_jslot_res *res, const char **why)
+{
 	const u8 *blk;
 	struct ew_meta_rec r;
 	u32 i, n;
 	int use;
 
 	memset(res, 0, sizeof(*res));
-	use = ew_meta_journal_pick(sb, seq, slot, &res->damaged,
+	use = ew_meta_journal_pick(sb, seq, bn, slot, &res->damaged,
 				   &res->bad_copy, why);
 	if (use == -1)
 		return 0;
@@ -1122,6 +1231,11 @@ static const void *ew_meta_jslot(const struct ew_meta_sb *sb,
 				   sb->journal_start) * EW_META_BLOCK_SIZE;
 }
 
+static int ew_meta_replay_all(const struct ew_meta_sb *sb,
+			      const struct ew_geom *g, struct ew_map *m,
+			      const void *area, struct ew_meta_copies *copies,
+			      struct ew_meta_replay_res *res, const char **why);
+
 int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 		   struct ew_map *m, const void *area,
 		   struct ew_meta_replay_res *res, const char **why)
@@ -1129,17 +1243,121 @@ int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 	return ew_meta_replay_copies(sb, g, m, area, NULL, res, why);
 }
 
+/* Block seq applied, from its slot at bn (first: the journal's seq). */
+static void ew_meta_replay_damaged(struct ew_meta_replay_res *res, u64 first,
+				   u64 seq, u64 bn, u32 damaged)
+{
+	u32 c;
+
+	if (seq - first < res->nblocks)
+		res->blocks[seq - first] = bn;
+
+	for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
+		if (!(damaged & (1U << c)))
+			continue;
+		if (res->nr_damaged < EW_META_REPLAY_DAMAGE_MAX) {
+			res->damaged_seq[res->nr_damaged] = seq;
+			res->damaged_copy[res->nr_damaged] = c;
+			res->damaged_bn[res->nr_damaged] = bn + c;
+		}
+		res->nr_damaged++;
+	}
+}
+
+/*
+ * jfree: every slot of the area read for the live journal block it
+ * holds (ew_meta_jslot_seq()), then the blocks applied in seq order; a
+ * live block past the first missing seq means that one was lost.
+ */
+static int ew_meta_replay_jfree(const struct ew_meta_sb *sb,
+				const struct ew_geom *g, struct ew_map *m,
+				const void *area, struct ew_meta_copies *copies,
+				struct ew_meta_replay_res *res,
+				const char **why)
+{
+	struct ew_meta_jindex x = { .base = sb->journal_seq,
+				    .n = sb->journal_slots };
+	struct ew_meta_jslot_res js;
+	const u8 *a = area;
+	u64 slot, seq, bn, end;
+	int ret = 0;
+
+	x.slot = ew_zalloc(x.n * sizeof(*x.slot));
+	if (!x.slot)
+		return -ENOMEM;
+	res->bad_copy = EW_META_JOURNAL_COPIES;
+	res->end_seq = sb->journal_seq;
+	for (slot = 0; slot < sb->journal_slots; slot++) {
+		bn = ew_meta_jslot_blocknr(sb, slot);
+		ret = ew_meta_jslot_seq(sb, bn, a + slot * EW_META_JSLOT_SIZE,
+					&seq, why);
+		if (!ret)
+			continue;
+		if (ret > 0) {
+			ret = ew_meta_jindex_add(&x, seq, slot, why);
+			res->end_seq = seq;
+		}
+		if (ret < 0) {
+			res->end_bn = bn;
+			goto out;
+		}
+	}
+	for (seq = x.base; seq - x.base < x.n && x.slot[seq - x.base]; seq++) {
+		slot = x.slot[seq - x.base] - 1;
+		bn = ew_meta_jslot_blocknr(sb, slot);
+		ret = ew_meta_replay_block_at(sb, g, m, seq, bn,
+					      a + slot * EW_META_JSLOT_SIZE,
+					      copies, &js, why);
+		res->end_seq = seq;
+		res->end_bn = bn;
+		if (ret < 0) {
+			res->bad_copy = js.bad_copy;
+			goto out;
+		}
+		res->records += js.records;
+		ew_meta_replay_damaged(res, sb->journal_seq, seq, bn,
+				       js.damaged);
+	}
+	res->end_seq = seq;
+	res->end_bn = 0;
+	ret = ew_meta_jindex_end(&x, &end, why);
+out:
+	ew_free(x.slot);
+	return ret;
+}
+
 int ew_meta_replay_copies(const struct ew_meta_sb *sb,
 			  const struct ew_geom *g, struct ew_map *m,
 			  const void *area, struct ew_meta_copies *copies,
 			  struct ew_meta_replay_res *res, const char **why)
 {
+	memset(res, 0, sizeof(*res));
+	return ew_meta_replay_all(sb, g, m, area, copies, res, why);
+}
+
+int ew_meta_replay_where(const struct ew_meta_sb *sb, const struct ew_geom *g,
+			 struct ew_map *m, const void *area, u64 *blocks,
+			 u64 nblocks, struct ew_meta_replay_res *res,
+			 const char **why)
+{
+	memset(res, 0, sizeof(*res));
+	res->blocks = blocks;
+	res->nblocks = blocks ? nblocks : 0;
+	return ew_meta_replay_all(sb, g, m, area, NULL, res, why);
+}
+
+/* res zeroed but for blocks and nblocks */
+static int ew_meta_replay_all(const struct ew_meta_sb *sb,
+			      const struct ew_geom *g, struct ew_map *m,
+			      const void *area, struct ew_meta_copies *copies,
+			      struct ew_meta_replay_res *res, const char **why)
+{
 	struct ew_meta_jslot_res js;
 	u64 seq = sb->journal_seq, n;
-	u32 c;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
+	if (sb->jfree)
+		return ew_meta_replay_jfree(sb, g, m, area, copies, res, why);
 	for (n = 0; n < sb->journal_slots; n++, seq++) {
 		ret = ew_meta_replay_block_copies(sb, g, m, seq,
 						  ew_meta_jslot(sb, area, seq),
@@ -1147,17 +1365,12 @@ int ew_meta_replay_copies(const struct ew_meta_sb *sb,
 		if (ret <= 0)
 			break;
 		res->records += js.records;
-		for (c = 0; c < EW_META_JOURNAL_COPIES; c++) {
-			if (!(js.damaged & (1U << c)))
-				continue;
-			if (res->nr_damaged < EW_META_REPLAY_DAMAGE_MAX) {
-				res->damaged_seq[res->nr_damaged] = seq;
-				res->damaged_copy[res->nr_damaged] = c;
-			}
-			res->nr_damaged++;
-		}
+		ew_meta_replay_damaged(res, sb->journal_seq, seq,
+				       ew_meta_journal_blocknr(sb, seq),
+				       js.damaged);
 	}
 	res->end_seq = seq;
+	res->end_bn = ew_meta_journal_blocknr(sb, seq);
 	if (ret < 0) {
 		res->bad_copy = js.bad_copy;
 		return ret;

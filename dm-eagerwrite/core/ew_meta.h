@@ -83,6 +83,17 @@
  * disk, as JCOPY: in memory sb->on_members says it.
  */
 #define EW_META_SB_MEMBERS	0x8U
+/*
+ * JFREE: a journal block may be in any slot of the journal area that
+ * holds no live block (a block whose seq is below the superblock's
+ * journal_seq, or none), not only in slot seq % journal_slots: the
+ * target writes each one where the holders' heads reach first
+ * (Documentation/on-disk-format.rst, "The journal written near the
+ * heads").  Recovery reads every slot and orders the live blocks by seq.
+ * Only on disk, as JCOPY: in memory sb->jfree says it.  Set at format
+ * for an array with its metadata on the members.
+ */
+#define EW_META_SB_JFREE	0x10U
 #define EW_MEMBER_META_OFFSET_SECTORS	EW_MEMBER_DATA_OFFSET_SECTORS
 
 /* Copies of the metadata image an array can have (metadata_mirror: 2). */
@@ -263,6 +274,8 @@ struct ew_meta_sb {
 	u32 meta_stale;
 	/* the image is on the members (flag MEMBERS), not on a device */
 	bool on_members;
+	/* journal blocks in any free slot (flag JFREE), not a ring */
+	bool jfree;
 };
 
 /* A decoded member label. */
@@ -440,8 +453,13 @@ void ew_meta_sb_set_flags(struct ew_meta_sb *sb, u32 flags);
 
 /* --- journal --- */
 
-/* Block number of copy 0 of journal block seq; copy c is at + c. */
+/*
+ * Block number of copy 0 of journal block seq in the ring (not jfree);
+ * copy c is at + c.
+ */
 u64 ew_meta_journal_blocknr(const struct ew_meta_sb *sb, u64 seq);
+/* Block number of copy 0 of the journal area's slot number slot. */
+u64 ew_meta_jslot_blocknr(const struct ew_meta_sb *sb, u64 slot);
 /* Would writing journal block seq overwrite one the superblock needs? */
 static inline bool ew_meta_journal_full(const struct ew_meta_sb *sb, u64 seq)
 {
@@ -479,6 +497,9 @@ int ew_meta_jbuf_log_copy(struct ew_meta_jbuf *j, u64 lblock, u32 slot,
  */
 u64 ew_meta_jbuf_seal(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
 		      u64 seq);
+/* The same, for the slot at block number bn (jfree). */
+u64 ew_meta_jbuf_seal_at(struct ew_meta_jbuf *j, const struct ew_meta_sb *sb,
+			 u64 seq, u64 bn);
 /* Decodes record i (< nr) of a journal block (no validation). */
 void ew_meta_jrec_get(const void *blk, u32 i, struct ew_meta_rec *r);
 
@@ -504,10 +525,45 @@ struct ew_meta_jslot_res {
 int ew_meta_replay_block(const struct ew_meta_sb *sb, const struct ew_geom *g,
 			 struct ew_map *m, u64 seq, const void *slot,
 			 struct ew_meta_jslot_res *res, const char **why);
-/* Does the slot hold a valid copy of journal block seq of this array? */
 /* Bit c: copy c of the slot is a valid copy of journal block seq. */
 u32 ew_meta_journal_valid(const struct ew_meta_sb *sb, u64 seq,
 			  const void *slot);
+/* The same for the slot at block number bn (jfree: any slot). */
+u32 ew_meta_journal_valid_at(const struct ew_meta_sb *sb, u64 seq, u64 bn,
+			     const void *slot);
+/*
+ * jfree: the live journal block the slot at block number bn holds, by
+ * either copy: 1 and *seq when a copy is a valid block of this array
+ * with journal_seq <= seq < journal_seq + journal_slots (an older block
+ * is a freed slot's), 0 when neither is, -EINVAL with *why when a copy
+ * is corrupt (ours, but not a journal block of this place or version),
+ * from the future (a seq past the window: the superblock in use is
+ * older than the one the journal was written after) or when the two
+ * copies are valid blocks of two live seqs.
+ */
+int ew_meta_jslot_seq(const struct ew_meta_sb *sb, u64 bn, const void *slot,
+		      u64 *seq, const char **why);
+/*
+ * jfree: which slot holds each live seq, built by a scan of the area:
+ * slot[i] is 1 + the slot of journal block base + i, 0 when none was
+ * found (n entries, the caller's).
+ */
+struct ew_meta_jindex {
+	u64 base;
+	u64 n;
+	u32 *slot;
+};
+
+/* seq found in slot: -EINVAL with *why when another slot holds it. */
+int ew_meta_jindex_add(struct ew_meta_jindex *x, u64 seq, u32 slot,
+		       const char **why);
+/*
+ * *end: the first seq from base that no slot holds (where the replay
+ * stops).  Journal block s + 1 is never written before s is durable, so
+ * a live block after *end means *end was lost, not torn: -EINVAL.
+ */
+int ew_meta_jindex_end(const struct ew_meta_jindex *x, u64 *end,
+		       const char **why);
 bool ew_meta_journal_probe(const struct ew_meta_sb *sb, u64 seq,
 			   const void *slot);
 /*
@@ -547,6 +603,12 @@ int ew_meta_replay_block_copies(const struct ew_meta_sb *sb,
 				struct ew_meta_copies *c,
 				struct ew_meta_jslot_res *res,
 				const char **why);
+/* The same, the slot read from block number bn (jfree: any slot). */
+int ew_meta_replay_block_at(const struct ew_meta_sb *sb,
+			    const struct ew_geom *g, struct ew_map *m,
+			    u64 seq, u64 bn, const void *slot,
+			    struct ew_meta_copies *c,
+			    struct ew_meta_jslot_res *res, const char **why);
 
 /* --- copy slots --- */
 
@@ -585,6 +647,15 @@ struct ew_meta_replay_res {
 	u32 nr_damaged;		/* damaged copies of applied blocks */
 	u64 damaged_seq[EW_META_REPLAY_DAMAGE_MAX];
 	u32 damaged_copy[EW_META_REPLAY_DAMAGE_MAX];
+	u64 damaged_bn[EW_META_REPLAY_DAMAGE_MAX];	/* their blocks */
+	/*
+	 * copy 0 of end_seq's slot; jfree: the slot at fault, 0 when the
+	 * journal simply ends (its next block is in no slot)
+	 */
+	u64 end_bn;
+	/* ew_meta_replay_where(): its blocks, nblocks entries (or NULL) */
+	u64 *blocks;
+	u64 nblocks;
 };
 
 /*
@@ -596,6 +667,15 @@ struct ew_meta_replay_res {
 int ew_meta_replay(const struct ew_meta_sb *sb, const struct ew_geom *g,
 		   struct ew_map *m, const void *area,
 		   struct ew_meta_replay_res *res, const char **why);
+/*
+ * The same, saying where each block applied is: blocks[i] = copy 0 of
+ * journal block journal_seq + i, for the first nblocks (with JFREE,
+ * anywhere in the area; for a tool).
+ */
+int ew_meta_replay_where(const struct ew_meta_sb *sb, const struct ew_geom *g,
+			 struct ew_map *m, const void *area, u64 *blocks,
+			 u64 nblocks, struct ew_meta_replay_res *res,
+			 const char **why);
 /* The same, tracking copy slots in c (or NULL). */
 int ew_meta_replay_copies(const struct ew_meta_sb *sb,
 			  const struct ew_geom *g, struct ew_map *m,

@@ -5,7 +5,8 @@
  * crc32c, its le helpers): superblock round trip and every byte flip,
  * torn-superblock fallback, checkpoint round trip, journal replay up to a
  * torn block and its idempotence, the replay rule of the two copies of
- * a journal block, member label mismatches, the map check's bitmaps.
+ * a journal block, member label mismatches, the map check's bitmaps,
+ * a journal in any free slots (JFREE) replayed in order.
  * The full matrix is in tests/unit/test_meta.c.
  */
 #include <kunit/test.h>
@@ -358,6 +359,7 @@ static void ew_meta_members(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ew_meta_sb_init(&f->sb, &f->t, &f->g, uuid,
 					      &why), 0);
 	KUNIT_EXPECT_TRUE(test, f->sb.on_members);
+	KUNIT_EXPECT_TRUE(test, f->sb.jfree);
 	KUNIT_EXPECT_EQ(test, f->sb.data_offset_sectors,
 			ew_meta_members_data_offset(f->sb.total_blocks *
 						    EW_META_BLOCK_SECTORS));
@@ -375,6 +377,72 @@ static void ew_meta_members(struct kunit *test)
 	f->sb.meta_copies = 0;
 	ew_meta_sb_encode(&f->sb, blk);
 	KUNIT_EXPECT_EQ(test, ew_meta_sb_decode(blk, 0, d, &why), -EINVAL);
+}
+
+/*
+ * JFREE: journal blocks 1..4 in the last slots of the area, in reverse
+ * order (block k in slot J - k), are replayed in seq order; block 2's
+ * copies both damaged is a block lost in the middle; block 4's, the
+ * torn end; block 3 sealed again into slot 0 is a block in two slots.
+ */
+static void ew_meta_jfree_replay(struct kunit *test)
+{
+	struct ew_meta_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u8 *blk = kunit_kzalloc(test, EW_META_JSLOT_SIZE, GFP_KERNEL);
+	struct ew_meta_replay_res res;
+	struct ew_meta_jbuf jb;
+	struct ew_map a, b;
+	const char *why = NULL;
+	u8 *jarea, *slot2;
+	u64 i, bn;
+
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	ew_meta_fix_init(test, f);
+	f->sb.jfree = true;
+	jarea = ew_zalloc(f->sb.journal_slots * EW_META_JSLOT_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, jarea);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&a, f->g.len_blocks, 2), 0);
+	KUNIT_ASSERT_EQ(test, ew_map_init(&b, f->g.len_blocks, 2), 0);
+	for (i = 1; i <= 4; i++) {
+		ew_meta_jbuf_init(&jb, blk);
+		/* the same block each time: only the order gives 54 */
+		a.pblock[1] = (u32)(50 + i);
+		a.uptodate[0] = 2;
+		KUNIT_EXPECT_EQ(test, ew_meta_jbuf_log_block(&jb, &a, 0, 2), 0);
+		bn = ew_meta_jslot_blocknr(&f->sb, f->sb.journal_slots - i);
+		KUNIT_EXPECT_EQ(test, ew_meta_jbuf_seal_at(&jb, &f->sb, i, bn),
+				bn);
+		memcpy(jarea + (bn - f->sb.journal_start) * BS, blk,
+		       EW_META_JSLOT_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
+					     &why), 0);
+	KUNIT_EXPECT_EQ(test, res.end_seq, 5ULL);
+	KUNIT_EXPECT_EQ(test, ew_map_pblock(&b, 0, 1), 54U);
+	slot2 = jarea + (f->sb.journal_slots - 2) * EW_META_JSLOT_SIZE;
+	slot2[10] ^= 1;
+	slot2[BS + 10] ^= 1;
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
+					     &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, res.end_seq, 2ULL);
+	slot2[10] ^= 1;
+	slot2[BS + 10] ^= 1;
+	memset(jarea + (f->sb.journal_slots - 4) * EW_META_JSLOT_SIZE, 0,
+	       EW_META_JSLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
+					     &why), 0);
+	KUNIT_EXPECT_EQ(test, res.end_seq, 4ULL);
+	memcpy(blk, jarea + (f->sb.journal_slots - 3) * EW_META_JSLOT_SIZE,
+	       EW_META_JSLOT_SIZE);
+	jb.blk = blk;
+	jb.nr = 1;
+	ew_meta_jbuf_seal_at(&jb, &f->sb, 3, f->sb.journal_start);
+	memcpy(jarea, blk, EW_META_JSLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, ew_meta_replay(&f->sb, &f->g, &b, jarea, &res,
+					     &why), -EINVAL);
+	ew_map_destroy(&a);
+	ew_map_destroy(&b);
+	ew_free(jarea);
 }
 
 /*
@@ -396,6 +464,7 @@ static struct kunit_case ew_meta_cases[] = {
 	KUNIT_CASE(ew_meta_labels),
 	KUNIT_CASE(ew_meta_map_used),
 	KUNIT_CASE(ew_meta_members),
+	KUNIT_CASE(ew_meta_jfree_replay),
 	{}
 };
 

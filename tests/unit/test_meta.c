@@ -768,6 +768,200 @@ static void write_n(struct jfix *j, u32 n)
 	}
 }
 
+/*
+ * jfree (journal blocks in any free slot): commit j's open block into a
+ * free slot chosen at random; slot_of[seq] keeps where each went.
+ */
+struct jfree {
+	struct jfix j;
+	u64 seed;
+	u32 slot_of[512];
+	u64 slot_seq[512];	/* what a slot holds (0: nothing) */
+};
+
+static u32 jfree_commit(struct jfree *x, struct ew_meta_jbuf *jb)
+{
+	struct ew_meta_sb *sb = &x->j.f.sb;
+	u32 slot;
+	u64 bn;
+
+	do {
+		slot = (u32)ew_test_below(&x->seed, sb->journal_slots);
+	} while (x->slot_seq[slot] >= sb->journal_seq);
+	bn = ew_meta_jslot_blocknr(sb, slot);
+	assert_int_equal(ew_meta_jbuf_seal_at(jb, sb, x->j.seq, bn), bn);
+	memcpy(x->j.dev + bn * BS, jb->blk, JS);
+	x->slot_seq[slot] = x->j.seq;
+	x->slot_of[x->j.seq % 512] = slot;
+	return slot;
+}
+
+static void jfree_write_n(struct jfree *x, u32 n)
+{
+	struct ew_meta_jbuf jb;
+	u8 buf[JS];
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ew_meta_jbuf_init(&jb, buf);
+		remap(&jb, &x->j.m, x->j.seq % 64, i % 2,
+		      (u32)(100 + x->j.seq));
+		jfree_commit(x, &jb);
+		x->j.seq++;
+	}
+}
+
+static u8 *jfree_copy(struct jfree *x, u64 seq, u32 c)
+{
+	return x->j.dev + (ew_meta_jslot_blocknr(&x->j.f.sb,
+						 x->slot_of[seq % 512]) + c) * BS;
+}
+
+/*
+ * 60 blocks in random slots, then journal_seq moved past them as by a
+ * checkpoint (their slots free again, and the writer's map cleared: a
+ * replay that applied them would differ), then 40 more, some over the
+ * first ones' slots.  The replay finds them in order; a block whose
+ * copies are both lost in the middle refuses, at the end it is the torn
+ * end; one copy lost is named at its real block; a block in two slots,
+ * or from past the window (a newer superblock lost), refuses.  A ring
+ * journal (every block at seq % slots) reads the same.
+ */
+static void test_jfree_replay(void **state)
+{
+	struct jfree *x = calloc(1, sizeof(*x));
+	struct ew_meta_sb *sb;
+	struct ew_meta_replay_res res;
+	struct ew_meta_jbuf jb;
+	const char *why = NULL;
+	u8 buf[JS];
+	u64 first, bn, end, *where;
+	u32 c;
+
+	(void)state;
+	assert_non_null(x);
+	jfix_init(&x->j, EW4 " 0");
+	sb = &x->j.f.sb;
+	sb->jfree = true;
+	x->seed = 11;
+	assert_true(sb->journal_slots <= 512);
+	jfree_write_n(x, 60);
+	sb->journal_seq = x->j.seq;
+	first = x->j.seq;
+	memset(x->j.m.pblock, 0xff, x->j.m.nr_blocks * x->j.m.mirrors * 4);
+	memset(x->j.m.uptodate, 0, x->j.m.nr_blocks);
+	jfree_write_n(x, 40);
+	assert_int_equal(recover_res(&x->j, &res, &why), 0);
+	assert_int_equal(res.end_seq, first + 40);
+	assert_int_equal(res.nr_damaged, 0);
+	assert_maps_equal(&x->j.m, &x->j.r);
+	/* where each block was found, for a tool */
+	where = calloc(sb->journal_slots, sizeof(*where));
+	assert_non_null(where);
+	assert_int_equal(ew_meta_replay_where(sb, &x->j.f.g, &x->j.r,
+					      x->j.dev + sb->journal_start * BS,
+					      where, 39, &res, &why), 0);
+	for (c = 0; c < 40; c++)
+		assert_int_equal(where[c], c < 39 ?
+				 ew_meta_jslot_blocknr(sb, x->slot_of[(first + c) % 512]) : 0);
+	free(where);
+	/* one copy of block first + 7 lost: named at its slot */
+	jfree_copy(x, first + 7, 1)[100] ^= 1;
+	assert_int_equal(recover_res(&x->j, &res, &why), 0);
+	assert_int_equal(res.nr_damaged, 1);
+	assert_int_equal(res.damaged_seq[0], first + 7);
+	assert_int_equal(res.damaged_copy[0], 1);
+	assert_int_equal(res.damaged_bn[0],
+			 ew_meta_jslot_blocknr(sb, x->slot_of[(first + 7) % 512]) + 1);
+	assert_maps_equal(&x->j.m, &x->j.r);
+	/* both: lost in the middle */
+	jfree_copy(x, first + 7, 0)[100] ^= 1;
+	assert_int_equal(recover_res(&x->j, &res, &why), -EINVAL);
+	assert_string_equal(why, "journal block lost in the middle of the journal");
+	assert_int_equal(res.end_seq, first + 7);
+	assert_int_equal(res.end_bn, 0);
+	jfree_copy(x, first + 7, 0)[100] ^= 1;
+	jfree_copy(x, first + 7, 1)[100] ^= 1;
+	/* the last one torn: the end, nothing named */
+	for (c = 0; c < 2; c++)
+		jfree_copy(x, first + 39, c)[200] ^= 1;
+	assert_int_equal(recover_res(&x->j, &res, &why), 0);
+	assert_int_equal(res.end_seq, first + 39);
+	for (c = 0; c < 2; c++)
+		jfree_copy(x, first + 39, c)[200] ^= 1;
+	/* block first + 3 sealed again into a free slot: in two slots */
+	ew_meta_jbuf_init(&jb, buf);
+	memcpy(buf, jfree_copy(x, first + 3, 0), BS);
+	jb.nr = le32_to_cpu(((struct ew_meta_hdr *)buf)->nr);
+	for (c = 0; c < sb->journal_slots && x->slot_seq[c] >= first; c++)
+		;
+	assert_true(c < sb->journal_slots);
+	bn = ew_meta_jslot_blocknr(sb, c);
+	ew_meta_jbuf_seal_at(&jb, sb, first + 3, bn);
+	memcpy(x->j.dev + bn * BS, buf, JS);
+	assert_int_equal(recover_res(&x->j, &res, &why), -EINVAL);
+	assert_string_equal(why, "journal block in two slots of the journal area");
+	/* ... and as a block from past the window */
+	ew_meta_jbuf_seal_at(&jb, sb, first + sb->journal_slots, bn);
+	memcpy(x->j.dev + bn * BS, buf, JS);
+	assert_int_equal(recover_res(&x->j, &res, &why), -EINVAL);
+	assert_string_equal(why, "journal is newer than the superblock (a newer superblock was lost)");
+	assert_int_equal(res.end_bn, bn);
+	memset(x->j.dev + bn * BS, 0, JS);
+	assert_int_equal(recover_res(&x->j, &res, &why), 0);
+	assert_int_equal(res.end_seq, first + 40);
+	ew_map_destroy(&x->j.r);
+	jfix_destroy(&x->j);
+	/* a ring's journal, read as jfree */
+	memset(x, 0, sizeof(*x));
+	jfix_init(&x->j, EW4 " 0");
+	write_n(&x->j, 30);
+	x->j.f.sb.jfree = true;
+	assert_int_equal(recover(&x->j, &end, &why), 0);
+	assert_int_equal(end, 31);
+	assert_maps_equal(&x->j.m, &x->j.r);
+	ew_map_destroy(&x->j.r);
+	jfix_destroy(&x->j);
+	free(x);
+}
+
+/*
+ * jfree's scan: every byte of a live block flipped, in one copy, is
+ * found damaged and replayed from the other; in both copies at the
+ * journal's last block, the end.
+ */
+static void test_jfree_every_byte_flip(void **state)
+{
+	struct jfree *x = calloc(1, sizeof(*x));
+	struct ew_meta_replay_res res;
+	const char *why = NULL;
+	u32 i, c;
+	u8 *b;
+
+	(void)state;
+	assert_non_null(x);
+	jfix_init(&x->j, EW4 " 0");
+	x->j.f.sb.jfree = true;
+	x->seed = 5;
+	jfree_write_n(x, 8);
+	for (c = 0; c < 2; c++) {
+		b = jfree_copy(x, 5, c);
+		for (i = 0; i < BS; i++) {
+			b[i] ^= 0x80;
+			assert_int_equal(recover_res(&x->j, &res, &why), 0);
+			assert_int_equal(res.end_seq, 9);
+			assert_int_equal(res.nr_damaged, 1);
+			assert_int_equal(res.damaged_seq[0], 5);
+			assert_int_equal(res.damaged_copy[0], c);
+			b[i] ^= 0x80;
+		}
+	}
+	assert_maps_equal(&x->j.m, &x->j.r);
+	ew_map_destroy(&x->j.r);
+	jfix_destroy(&x->j);
+	free(x);
+}
+
 static void test_replay_stops_at_torn(void **state)
 {
 	struct jfix j = { 0 };
@@ -1893,6 +2087,8 @@ int main(void)
 		cmocka_unit_test(test_journal_full_block),
 		cmocka_unit_test(test_journal_every_byte_flip),
 		cmocka_unit_test(test_replay_stops_at_torn),
+		cmocka_unit_test(test_jfree_replay),
+		cmocka_unit_test(test_jfree_every_byte_flip),
 		cmocka_unit_test(test_replay_stops_at_stale_lap),
 		cmocka_unit_test(test_replay_idempotent),
 		cmocka_unit_test(test_replay_discard_to_homes),

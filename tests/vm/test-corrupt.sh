@@ -151,8 +151,17 @@ if ! j .journal_length >/dev/null 2>&1 || [ "$(j .journal_length)" -lt 3 ] ||
 fi
 ok "crash state has a checkpoint, $(j .journal_length) journal blocks to replay, two valid slots"
 cur=$(j .slot) area=$(j .ckpt_area) cstart=$(j ".ckpt_start[$(j .ckpt_area)]")
-js=$(j .journal_start) jb=$(j .journal_slots) s0=$(j .journal_seq) se=$(j .journal_end_seq)
-jblk() { echo $((js + 2 * ($1 % jb) + ${2:-0})); }	# jblk SEQ [COPY]
+s0=$(j .journal_seq) se=$(j .journal_end_seq)
+# jblk SEQ [COPY]: where journal block SEQ (replayed) lies, as ewctl dump
+# found it: a ring's slot, or with the metadata on the members any slot
+# (on-disk-format.rst, "The journal written near the heads")
+jblocks=()
+while read -r b; do [ -z "$b" ] || jblocks+=("$b"); done <<<"$(j '.journal_blocks[]')"
+jblk() { echo $((${jblocks[$1 - s0]} + ${2:-0})); }
+[ "${#jblocks[@]}" = "$((se - s0))" ] ||
+	notok "ewctl dump gives the block of each of the $((se - s0)) journal blocks (${#jblocks[@]})"
+[ "$(j .journal_anywhere)" = "$([ "$mode" = members ] && echo true || echo false)" ] ||
+	notok "journal_anywhere is $(j .journal_anywhere) in mode $mode"
 
 restore() { local i; for i in "${!devs[@]}"; do dd if="$w/img$i" of="${devs[$i]}" bs=1M conv=fsync status=none; done; }
 

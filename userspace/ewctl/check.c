@@ -217,7 +217,7 @@ static int check_one(struct check_state *c, int ndata, char **data,
 
 			printf("%s: damaged: journal seq %llu copy %u (block %llu): invalid copy, seq %llu replayed from copy %u\n",
 			       c->meta, (unsigned long long)seq, cp,
-			       (unsigned long long)(ew_meta_journal_blocknr(&m.sb, seq) + cp),
+			       (unsigned long long)ld.replay.damaged_bn[i],
 			       (unsigned long long)seq, cp ^ 1);
 		}
 		if (ld.replay.nr_damaged > EW_META_REPLAY_DAMAGE_MAX)
@@ -248,6 +248,7 @@ static int check_one(struct check_state *c, int ndata, char **data,
 	if (ndata)
 		check_labels(c, &m, ndata, data);
 	ew_map_destroy(&ld.map);
+	free(ld.jblocks);
 	ewctl_meta_close(&m);
 	if (c->problems) {
 		printf("%s: inconsistent: %u problem%s\n", c->meta, c->problems,

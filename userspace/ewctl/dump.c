@@ -129,6 +129,12 @@ static void dump_json(const struct ewctl_meta *m,
 		       (unsigned long long)ld->records,
 		       ld->end_damaged ? "true" : "false");
 		printf(", \"journal_damaged_copies\": %u", ld->replay.nr_damaged);
+		printf(", \"journal_anywhere\": %s, \"journal_blocks\": [",
+		       sb->jfree ? "true" : "false");
+		for (i = 0; i < ld->end_seq - sb->journal_seq; i++)
+			printf("%s%llu", i ? ", " : "",
+			       (unsigned long long)ld->jblocks[i]);
+		printf("]");
 		printf(", \"written_blocks\": %llu, \"stale_replicas\": %llu, \"mapped_replicas\": %llu",
 		       (unsigned long long)s->written,
 		       (unsigned long long)s->stale,
@@ -263,6 +269,7 @@ int ewctl_dump(int argc, char **argv)
 	else
 		dump_text(&m, &ld, &s);
 	ew_map_destroy(&ld.map);
+	free(ld.jblocks);
 	ewctl_meta_close(&m);
 	return EWCTL_OK;
 }

@@ -70,6 +70,11 @@ struct ewctl_map_load {
 	bool end_damaged;
 	/* copies of applied journal blocks found damaged (recoverable) */
 	struct ew_meta_replay_res replay;
+	/*
+	 * where each applied journal block is (copy 0), end_seq -
+	 * journal_seq of them; the caller frees it
+	 */
+	u64 *jblocks;
 };
 
 /* Loads the map of m's superblock (m->g must be set). */

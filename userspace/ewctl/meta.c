@@ -224,23 +224,36 @@ int ewctl_meta_load_map(struct ewctl_meta *m, struct ewctl_map_load *ld)
 			free(area);
 			goto io;
 		}
-	ld->ret = ew_meta_replay(sb, &m->g, &ld->map, area, &ld->replay,
-				 &ld->why);
+	ld->jblocks = calloc(sb->journal_slots, sizeof(u64));
+	if (!ld->jblocks) {
+		free(area);
+		fprintf(stderr, "%s: out of memory\n", ewctl_prog);
+		return -1;
+	}
+	ld->ret = ew_meta_replay_where(sb, &m->g, &ld->map, area, ld->jblocks,
+				       sb->journal_slots, &ld->replay,
+				       &ld->why);
 	ld->end_seq = ld->replay.end_seq;
 	ld->records = ld->replay.records;
-	if (ld->ret && ld->replay.bad_copy >= EW_META_JOURNAL_COPIES)
+	if (ld->ret && !ld->replay.end_bn)
+		snprintf(ld->where, sizeof(ld->where),
+			 "journal seq %llu (in no slot)",
+			 (unsigned long long)ld->end_seq);
+	else if (ld->ret && ld->replay.bad_copy >= EW_META_JOURNAL_COPIES)
 		snprintf(ld->where, sizeof(ld->where),
 			 "journal seq %llu (blocks %llu and %llu)",
 			 (unsigned long long)ld->end_seq,
-			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq),
-			 (unsigned long long)ew_meta_journal_blocknr(sb, ld->end_seq) + 1);
+			 (unsigned long long)ld->replay.end_bn,
+			 (unsigned long long)ld->replay.end_bn + 1);
 	else if (ld->ret)
 		snprintf(ld->where, sizeof(ld->where),
 			 "journal seq %llu copy %u (block %llu)",
 			 (unsigned long long)ld->end_seq, ld->replay.bad_copy,
-			 (unsigned long long)(ew_meta_journal_blocknr(sb, ld->end_seq) +
+			 (unsigned long long)(ld->replay.end_bn +
 					      ld->replay.bad_copy));
-	if (!ld->ret && ld->end_seq - sb->journal_seq < sb->journal_slots) {
+	/* a ring's end is a known slot; jfree's may be any */
+	if (!ld->ret && !sb->jfree &&
+	    ld->end_seq - sb->journal_seq < sb->journal_slots) {
 		const u8 *slot = area + (ew_meta_journal_blocknr(sb, ld->end_seq) -
 					 sb->journal_start) * EW_META_BLOCK_SIZE;
 		u32 c;
