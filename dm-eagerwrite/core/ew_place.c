@@ -272,6 +272,76 @@ u64 ew_place_again(const struct ew_pdisk *pd, struct ew_freemap *fm,
 	return b;
 }
 
+/* The slot's predicted end: the latest over the rotating holders. */
+static u64 jslot_end(const struct ew_pdisk *const *pds, u32 npd, u64 lba,
+		     u32 sectors, u64 now_ns)
+{
+	struct ew_access a;
+	u64 end = 0;
+	u32 i;
+
+	for (i = 0; i < npd; i++) {
+		if (pds[i]->nonrot)
+			continue;
+		ew_disk_predict(pds[i]->model, pds[i]->head,
+				now_ns + pds[i]->lead_ns, lba, sectors, true,
+				&a);
+		end = max(end, a.end_ns);
+	}
+	return end;
+}
+
+u32 ew_place_jslot(const struct ew_pdisk *const *pds, u32 npd, u64 lba0,
+		   u32 slot_sectors, u32 nslots, u32 hint,
+		   bool (*is_free)(void *ctx, u32 slot), void *ctx,
+		   u64 now_ns, u64 *cost_ns)
+{
+	const struct ew_pdisk *rot = NULL;
+	u64 best_end = ~0ULL, end, first;
+	u32 i, k, lo, hi, best = nslots, center = 0;
+
+	*cost_ns = 0;
+	if (!nslots)
+		return nslots;
+	for (i = 0; i < npd && !rot; i++)
+		if (!pds[i]->nonrot)
+			rot = pds[i];
+	if (rot) {
+		/* the slot that starts the track under the head, clamped */
+		first = ew_disk_track_first_lba(rot->model,
+						rot->head->cyl *
+						rot->model->p.heads +
+						rot->head->head);
+		if (first > lba0)
+			center = min_t(u64, div_u64(first - lba0, slot_sectors),
+				       nslots - 1);
+		lo = center > EW_PLACE_JSLOT_WINDOW ?
+		     center - EW_PLACE_JSLOT_WINDOW : 0;
+		hi = min(center + EW_PLACE_JSLOT_WINDOW, nslots - 1);
+		for (k = lo; k <= hi; k++) {
+			if (!is_free(ctx, k))
+				continue;
+			end = jslot_end(pds, npd, lba0 + (u64)k * slot_sectors,
+					slot_sectors, now_ns);
+			if (end < best_end) {
+				best_end = end;
+				best = k;
+			}
+		}
+		if (best < nslots) {
+			*cost_ns = best_end > now_ns ? best_end - now_ns : 0;
+			return best;
+		}
+	}
+	/* no arm to aim for, or nothing free near it */
+	for (i = 0, k = hint < nslots ? hint : 0; i < nslots; i++) {
+		if (is_free(ctx, k))
+			return k;
+		k = k + 1 < nslots ? k + 1 : 0;
+	}
+	return nslots;
+}
+
 u64 ew_place_lead_update(u64 lead_ns, u64 pred_ns, u64 measured_ns,
 			 u64 rotation_ns)
 {

@@ -121,6 +121,27 @@ u64 ew_place_again(const struct ew_pdisk *pd, struct ew_freemap *fm,
 		   u64 *end_ns);
 
 /*
+ * The journal slot a commit writes when its blocks may go to any free
+ * slot (the superblock's JFREE): slot k is slot_sectors sectors at
+ * lba0 + k * slot_sectors on each of the npd holders (the same place on
+ * each: one write per holder, all in parallel), and is_free(ctx, k)
+ * says whether it may be written.  The free slot whose writes all end
+ * first (the latest of the holders' predicted completions, each from
+ * now_ns plus its lead) wins; only slots within EW_PLACE_JSLOT_WINDOW
+ * of the one under the first rotating holder's head are weighed (the
+ * area is contiguous: those are the nearest tracks), the rest only when
+ * none of those is free.  Holders that are all non-rotational, or none:
+ * the first free slot from hint on, cyclically.  Returns the slot, or
+ * nslots when none is free; *cost_ns, the predicted completion - now_ns
+ * (0 when not predicted).
+ */
+#define EW_PLACE_JSLOT_WINDOW	128
+u32 ew_place_jslot(const struct ew_pdisk *const *pds, u32 npd, u64 lba0,
+		   u32 slot_sectors, u32 nslots, u32 hint,
+		   bool (*is_free)(void *ctx, u32 slot), void *ctx,
+		   u64 now_ns, u64 *cost_ns);
+
+/*
  * Learns the lead from an eager write's completion: predicted the
  * service time pred_ns (now to completion, the lead included), measured
  * measured_ns.  Later by half a turn or more: the block had passed under

@@ -756,6 +756,129 @@ static void test_nearest_packed(void **state)
 	}
 }
 
+/* The journal slots of test_jslot: slot k is free when bit k is clear. */
+struct jslots {
+	u64 used[8];
+};
+
+static bool jslot_is_free(void *ctx, u32 slot)
+{
+	const struct jslots *j = ctx;
+
+	return !(j->used[slot / 64] & (1ULL << (slot % 64)));
+}
+
+/*
+ * Brute force: the free slot in [lo, hi] whose writes on all holders end
+ * first.
+ */
+static u32 jslot_brute(const struct ew_pdisk *const *pds, u32 npd, u64 lba0,
+		       u32 lo, u32 hi, struct jslots *j, u64 now,
+		       u64 *best_end)
+{
+	struct ew_access a;
+	u32 k, i, best = ~0U;
+	u64 end;
+
+	*best_end = ~0ULL;
+	for (k = lo; k <= hi; k++) {
+		if (!jslot_is_free(j, k))
+			continue;
+		end = 0;
+		for (i = 0; i < npd; i++) {
+			ew_disk_predict(pds[i]->model, pds[i]->head,
+					now + pds[i]->lead_ns, lba0 + k * 16ULL,
+					16, true, &a);
+			end = max(end, a.end_ns);
+		}
+		if (end < *best_end) {
+			*best_end = end;
+			best = k;
+		}
+	}
+	return best;
+}
+
+/*
+ * ew_place_jslot(): a journal area of 8 KiB slots at the start of two
+ * Cheetah members, their heads on random tracks of the first cylinders
+ * (in the area and past it), half the slots taken at random.  With 120
+ * slots (all within the window) the slot chosen is the brute-force best
+ * of the area, its cost what the model predicts; with 500, the best of
+ * the window: the slots of the track under the first holder's head,
+ * EW_PLACE_JSLOT_WINDOW either side.  Non-rotational holders take the
+ * first free slot from the hint; none free: nslots.
+ */
+static void test_jslot(void **state)
+{
+	struct ew_disk_params p;
+	struct bed b[2];
+	const struct ew_pdisk *pds[2] = { &b[0].pd, &b[1].pd };
+	struct jslots j;
+	u64 seed = 7, cost, best_end, now, lba0 = 2064, first;
+	u32 round, slot, k, n, lo, hi, center;
+	double sum = 0;
+
+	(void)state;
+	ew_disk_params_default(&p);
+	bed_init(&b[0], &p, 48 * 2048, 8);
+	bed_init(&b[1], &p, 48 * 2048, 8);
+	for (round = 0; round < 400; round++) {
+		n = round < 200 ? 120 : 500;
+		memset(&j, 0, sizeof(j));
+		for (k = 0; k < n; k++)
+			if (ew_test_below(&seed, 2))
+				j.used[k / 64] |= 1ULL << (k % 64);
+		b[0].h.cyl = ew_test_below(&seed, 8);
+		b[0].h.head = ew_test_below(&seed, p.heads);
+		b[1].h.cyl = ew_test_below(&seed, 8);
+		b[1].h.head = ew_test_below(&seed, p.heads);
+		now = ew_test_below(&seed, 100000000);
+		slot = ew_place_jslot(pds, 2, lba0, 16, n, 0, jslot_is_free,
+				      &j, now, &cost);
+		lo = 0;
+		hi = n - 1;
+		if (n > EW_PLACE_JSLOT_WINDOW) {
+			first = ew_disk_track_first_lba(&b[0].d,
+							b[0].h.cyl * p.heads +
+							b[0].h.head);
+			center = first > lba0 ?
+				 (u32)min_t(u64, (first - lba0) / 16, n - 1) : 0;
+			lo = center > EW_PLACE_JSLOT_WINDOW ?
+			     center - EW_PLACE_JSLOT_WINDOW : 0;
+			hi = min(center + EW_PLACE_JSLOT_WINDOW, n - 1);
+		}
+		assert_int_equal(slot, jslot_brute(pds, 2, lba0, lo, hi, &j,
+						   now, &best_end));
+		assert_int_equal(cost, best_end - now);
+		sum += cost;
+	}
+	/* the model's positioning (overhead, settle, seek) and a little */
+	print_message("jslot: mean cost %.3f ms\n", sum / 400 / 1e6);
+	assert_true(sum / 400 < 3500000);
+	/* one holder */
+	slot = ew_place_jslot(pds, 1, lba0, 16, 120, 0, jslot_is_free, &j, now,
+			      &cost);
+	assert_int_equal(slot, jslot_brute(pds, 1, lba0, 0, 119, &j, now,
+					   &best_end));
+	/* non-rotational: the first free from the hint, cyclically */
+	b[0].pd.nonrot = true;
+	b[1].pd.nonrot = true;
+	memset(&j, 0xff, sizeof(j));
+	j.used[0] &= ~(1ULL << 3);
+	j.used[7] &= ~(1ULL << 1);	/* slot 449 */
+	assert_int_equal(ew_place_jslot(pds, 2, lba0, 16, 500, 10,
+					jslot_is_free, &j, now, &cost), 449);
+	assert_int_equal(cost, 0);
+	assert_int_equal(ew_place_jslot(pds, 2, lba0, 16, 500, 450,
+					jslot_is_free, &j, now, &cost), 3);
+	memset(&j, 0xff, sizeof(j));
+	assert_int_equal(ew_place_jslot(pds, 2, lba0, 16, 500, 0,
+					jslot_is_free, &j, now, &cost), 500);
+	ew_freemap_destroy(&b[0].fm);
+	ew_freemap_destroy(&b[1].fm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_nonrot),
 		cmocka_unit_test(test_satf_ew),
 		cmocka_unit_test(test_wang_bound),
+		cmocka_unit_test(test_jslot),
 	};
 
 	return cmocka_run_group_tests_name("ew_place", tests, NULL, NULL);
