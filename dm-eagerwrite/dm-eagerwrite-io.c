@@ -125,6 +125,78 @@ void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
 }
 
 /*
+ * The journal slot of a commit, with the metadata on the members: where
+ * the live holders' predicted heads reach first (ew_place_jslot(), the
+ * holders' own lead).  Under a->lock, from the commit worker.
+ */
+u32 ew_jplace(void *ctx, const struct ew_md_jplace *q)
+{
+	struct ew_array *a = ctx;
+	const struct ew_pdisk *pds[EW_META_MAX_COPIES];
+	u32 i, n = 0;
+	u64 cost;
+
+	u64 now = ew_now();
+	u32 slot;
+
+	lockdep_assert_held(&a->lock);
+	for (i = 0; i < q->nholders; i++)
+		if (q->holder[i] < a->nr && !a->pd[q->holder[i]].failed)
+			pds[n++] = &a->pd[q->holder[i]];
+	slot = ew_place_jslot(pds, n, q->lba0, q->slot_sectors, q->nslots,
+			      q->hint, q->is_free, q->ctx, now + a->jlead_ns,
+			      &cost);
+	a->jpick_ns = now;
+	/* learn only from idle holders whose arms are known */
+	a->jpred_ns = cost ? a->jlead_ns + cost : 0;
+	for (i = 0; i < q->nholders; i++) {
+		struct ew_member *m;
+
+		if (q->holder[i] >= a->nr)
+			continue;
+		m = &a->m[q->holder[i]];
+		if (!ew_place_lead_sample(m->arm_known, m->head.inflight,
+					  m->unseen + m->rb_runs))
+			a->jpred_ns = 0;
+	}
+	return slot;
+}
+
+/*
+ * Its write ended: the journal's lead learns from it, and the holders'
+ * arms are there, as after a kcopyd copy (ew_head_seen()): only on a
+ * member with nothing sent in flight.
+ */
+void ew_jdone(void *ctx, const struct ew_md_jplace *q, u32 slot)
+{
+	struct ew_array *a = ctx;
+	struct ew_member *m;
+	unsigned long flags;
+	u64 now = ew_now();
+	u32 i, h;
+
+	spin_lock_irqsave(&a->lock, flags);
+	/* a slot passed under the head before the write came: more lead */
+	if (a->jpred_ns && q->nholders && q->holder[0] < a->nr)
+		a->jlead_ns = ew_place_lead_update(a->jlead_ns, a->jpred_ns,
+						   now - a->jpick_ns,
+						   a->m[q->holder[0]].model.p.rotation_ns);
+	a->jpred_ns = 0;
+	for (i = 0; i < q->nholders; i++) {
+		h = q->holder[i];
+		if (h >= a->nr)
+			continue;
+		m = &a->m[h];
+		m->arm_known = true;
+		if (!m->head.inflight && !a->pd[h].nonrot)
+			ew_head_complete(&m->model, &m->head,
+					 q->lba0 + (u64)slot * q->slot_sectors,
+					 q->slot_sectors, now);
+	}
+	spin_unlock_irqrestore(&a->lock, flags);
+}
+
+/*
  * Release up to @budget deferred frees whose readers are gone and whose
  * remap is durable (see "Free after remap"); true if the budget ran out
  * (more may be releasable).  Under a->lock, interrupts off: a commit

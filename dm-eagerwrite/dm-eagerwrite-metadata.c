@@ -143,6 +143,21 @@ struct ew_md {
 
 	struct mutex io_mutex;		/* process-context calls, sb */
 	struct ew_meta_sb sb;		/* the durable superblock */
+	/*
+	 * jfree (under io_mutex): jslot_seq[slot], the journal block the
+	 * slot holds (0: none; free once below sb.journal_seq);
+	 * jslot_of[seq % journal_slots], the slot of a live seq (at most
+	 * journal_slots of them); jnext, where the next free slot is
+	 * looked for when no placement is given.
+	 */
+	u64 *jslot_seq;
+	u32 *jslot_of;
+	u32 jnext;
+	u32 (*jplace)(void *ctx, const struct ew_md_jplace *q);
+	void (*jdone)(void *ctx, const struct ew_md_jplace *q, u32 slot);
+	void *jplace_ctx;
+	struct ew_md_jplace jq;		/* the last slot's choice */
+	u32 jq_slot;			/* its slot; nslots: no choice */
 	/* under io_mutex: ew_md_flush_members()' regions (off the stack) */
 	struct dm_io_region flush_where[EW_MAX_DISKS];
 	u32 flush_idx[EW_MAX_DISKS];
@@ -1126,17 +1141,115 @@ u64 ew_md_member_errors(struct ew_md *md)
 static int __ew_md_set_member_state(struct ew_md *md, u64 failed,
 				    u64 rebuilding);
 
+/* Copy 0 of live journal block seq (io_mutex held). */
+static u64 ew_md_jbn(struct ew_md *md, u64 seq)
+{
+	u64 i;
+
+	if (!md->sb.jfree)
+		return ew_meta_journal_blocknr(&md->sb, seq);
+	div64_u64_rem(seq, md->sb.journal_slots, &i);
+	return ew_meta_jslot_blocknr(&md->sb, md->jslot_of[i]);
+}
+
+static bool ew_md_jslot_free(struct ew_md *md, u32 slot)
+{
+	return md->jslot_seq[slot] < md->sb.journal_seq;
+}
+
+static bool ew_md_jslot_free_cb(void *ctx, u32 slot)
+{
+	return ew_md_jslot_free(ctx, slot);
+}
+
 /*
- * A sealed block's header, checksum and second copy, for its write.
- * Process context, io_mutex held: nothing else writes a sealed block
- * (records go to the open one) until it is durable and reused.
+ * The holders' predicted heads choose (on the members: the target's
+ * placement, ew_place_jslot()); md->jq keeps the question for jdone.
+ */
+static u32 ew_md_jslot_place(struct ew_md *md)
+{
+	struct ew_md_jplace *q = &md->jq;
+	u32 c, slot;
+
+	q->nslots = md->sb.journal_slots;
+	md->jq_slot = q->nslots;
+	if (!md->jplace)
+		return q->nslots;
+	q->nholders = 0;
+	for (c = 0; c < md->nmdev; c++) {
+		if (!(md->mlive & BIT(c)) || md->mmember[c] < 0)
+			continue;
+		q->holder[q->nholders++] = md->mmember[c];
+		q->lba0 = md->moff[c] + md->sb.journal_start *
+			  EW_META_BLOCK_SECTORS;
+	}
+	if (!q->nholders)
+		return q->nslots;
+	q->slot_sectors = EW_META_JOURNAL_COPIES * EW_META_BLOCK_SECTORS;
+	q->hint = md->jnext;
+	q->is_free = ew_md_jslot_free_cb;
+	q->ctx = md;
+	spin_lock_irq(md->lock);
+	slot = md->jplace(md->jplace_ctx, q);
+	spin_unlock_irq(md->lock);
+	if (slot < q->nslots && ew_md_jslot_free(md, slot))
+		md->jq_slot = slot;
+	return md->jq_slot;
+}
+
+/*
+ * jfree: the slot journal block seq goes to.  A slot is free when the
+ * block it holds is older than the durable superblock's journal_seq (a
+ * recovery never reads it again); the journal never holds more than
+ * journal_slots live blocks (ew_meta_journal_full()), so there is one.
+ */
+static u32 ew_md_jslot_pick(struct ew_md *md, u64 seq)
+{
+	u32 n = md->sb.journal_slots, slot, k;
+	u64 i;
+
+	slot = ew_md_jslot_place(md);
+	if (slot >= n) {
+		slot = md->jnext;
+		for (k = 0; k < n && !ew_md_jslot_free(md, slot); k++)
+			slot = slot + 1 < n ? slot + 1 : 0;
+	}
+	md->jnext = slot + 1 < n ? slot + 1 : 0;
+	md->jslot_seq[slot] = seq;
+	div64_u64_rem(seq, md->sb.journal_slots, &i);
+	md->jslot_of[i] = slot;
+	return slot;
+}
+
+/* jfree: the slot arrays, all free (io_mutex held, or opening). */
+static int ew_md_jslots_alloc(struct ew_md *md)
+{
+	if (!md->sb.jfree)
+		return 0;
+	kvfree(md->jslot_seq);
+	kvfree(md->jslot_of);
+	md->jslot_seq = kvcalloc(md->sb.journal_slots, sizeof(u64),
+				 GFP_KERNEL);
+	md->jslot_of = kvcalloc(md->sb.journal_slots, sizeof(u32),
+				GFP_KERNEL);
+	md->jnext = 0;
+	return md->jslot_seq && md->jslot_of ? 0 : -ENOMEM;
+}
+
+/*
+ * A sealed block's header, checksum and second copy, for its write (at
+ * the slot chosen now, with jfree).  Process context, io_mutex held:
+ * nothing else writes a sealed block (records go to the open one) until
+ * it is durable and reused.
  */
 static void ew_md_jblk_encode(struct ew_md *md, u64 seq)
 {
 	u32 b = seq % EW_MD_JBUFS;
 	struct ew_meta_jbuf j = { .blk = md->jblk[b], .nr = md->jnr[b] };
 
-	ew_meta_jbuf_seal(&j, &md->jsb, seq);
+	if (md->sb.jfree)
+		ew_md_jslot_pick(md, seq);
+	ew_meta_jbuf_seal_at(&j, &md->jsb, seq, ew_md_jbn(md, seq));
 }
 
 static int __ew_md_commit(struct ew_md *md)
@@ -1232,12 +1345,15 @@ static int __ew_md_commit(struct ew_md *md)
 				       REQ_SYNC | (s == first && ncopies ?
 						   REQ_PREFLUSH : 0),
 				       md->jblk[s % EW_MD_JBUFS],
-				       ew_meta_journal_blocknr(&md->jsb, s),
+				       ew_md_jbn(md, s),
 				       EW_META_JOURNAL_COPIES);
 			if (ret) {
 				ew_md_fail(md, "journal write", ret);
 				return ret;
 			}
+			/* the holders' arms are at the slot now */
+			if (md->jq_slot < md->jq.nslots && md->jdone)
+				md->jdone(md->jplace_ctx, &md->jq, md->jq_slot);
 			/* 4. durable: waiters and deferred frees may go */
 			spin_lock_irq(md->lock);
 			md->durable_seq = s;
@@ -1923,8 +2039,7 @@ bad:
  * write that left one copy whole), and the checkpoint after recovery
  * retires it.
  */
-static void ew_md_warn_damaged(const struct ew_meta_sb *sb, u64 seq,
-			       u32 damaged)
+static void ew_md_warn_damaged(u64 seq, u64 bn, u32 damaged)
 {
 	u32 c;
 
@@ -1932,7 +2047,7 @@ static void ew_md_warn_damaged(const struct ew_meta_sb *sb, u64 seq,
 		if (!(damaged & (1U << c)))
 			continue;
 		DMWARN("journal seq %llu copy %u (metadata block %llu) damaged, used copy %u",
-		       seq, c, ew_meta_journal_blocknr(sb, seq) + c, c ^ 1);
+		       seq, c, bn + c, c ^ 1);
 	}
 }
 
@@ -1982,6 +2097,7 @@ static bool ew_md_fix_ckpt(struct ew_md *md, void *buf, void *arg)
 
 struct ew_md_fix_journal {
 	u64 seq;
+	u64 bn;
 	struct ew_meta_copies *cp;
 	struct ew_meta_jslot_res *js;
 	const char **error;
@@ -1991,8 +2107,9 @@ static bool ew_md_fix_journal(struct ew_md *md, void *buf, void *arg)
 {
 	struct ew_md_fix_journal *f = arg;
 
-	return ew_meta_replay_block_copies(&md->sb, &md->g, md->map, f->seq,
-					   buf, f->cp, f->js, f->error) > 0;
+	return ew_meta_replay_block_at(&md->sb, &md->g, md->map, f->seq,
+				       f->bn, buf, f->cp, f->js,
+				       f->error) > 0;
 }
 
 /*
@@ -2023,10 +2140,10 @@ static u64 ew_md_scrub_range(struct ew_md *md, u32 c, void *buf, u64 bn,
 		if (!memcmp(src + i * bs, cb + i * bs, k * bs))
 			continue;
 		if (seq) {
-			vs = ew_meta_journal_valid(&md->sb, seq + i / k,
-						   src + i * bs);
-			vc = ew_meta_journal_valid(&md->sb, seq + i / k,
-						   cb + i * bs);
+			vs = ew_meta_journal_valid_at(&md->sb, seq + i / k,
+						      bn + i, src + i * bs);
+			vc = ew_meta_journal_valid_at(&md->sb, seq + i / k,
+						      bn + i, cb + i * bs);
 		} else {
 			vs = ew_meta_ckpt_block_ok(&md->sb, src + i * bs,
 						   ckpt_idx + i);
@@ -2095,8 +2212,10 @@ static void ew_md_scrub(struct ew_md *md, u64 end)
 			cond_resched();
 		}
 		for (seq = sb->journal_seq; seq < end; seq += n) {
-			bn = ew_meta_journal_blocknr(sb, seq);
-			n = min_t(u64, min_t(u64, EW_MD_BULK_SLOTS, end - seq),
+			bn = ew_md_jbn(md, seq);
+			/* jfree: one slot at a time, wherever it is */
+			n = sb->jfree ? 1 :
+			    min_t(u64, min_t(u64, EW_MD_BULK_SLOTS, end - seq),
 				  (sb->journal_start + sb->journal_slots *
 				   EW_META_JOURNAL_COPIES - bn) /
 				  EW_META_JOURNAL_COPIES);
@@ -2118,54 +2237,21 @@ static void ew_md_scrub(struct ew_md *md, u64 end)
 	DMWARN("metadata copies compared: blocks rewritten: %llu", fixed);
 }
 
-/* Steps 2-5 of recovery on a superblock picked from the slots. */
-static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
-			 const char **error, struct ew_meta_copies *cp)
+/*
+ * The ring's journal (not jfree), a few slots per read, more each read
+ * (never past the ring's end): block after block until the first that is
+ * not the next; *endp is that seq.
+ */
+static int ew_md_recover_ring(struct ew_md *md, struct ew_md_open_result *res,
+			      const char **error, struct ew_meta_copies *cp,
+			      u64 *endp)
 {
 	struct ew_meta_jslot_res js;
 	struct ew_meta_sb *sb = &md->sb;
 	const char *why = NULL;
-	u64 idx, n, i, seq, bn, l, want;
-	u32 r;
+	u64 n, i, seq, bn, want;
 	int ret;
 
-	/* checkpoint */
-	for (idx = 0; sb->ckpt_seq && idx < sb->ckpt_blocks; idx += n) {
-		n = min_t(u64, EW_MD_BULK_BLOCKS, sb->ckpt_blocks - idx);
-		ret = ew_md_mread(md, md->iobuf,
-				  sb->ckpt_start[sb->ckpt_area] + idx, n);
-		if (ret) {
-			*error = E_MD_READ;
-			return ret;
-		}
-		for (i = 0; i < n; i++) {
-			ret = ew_meta_ckpt_decode(sb, md->iobuf +
-						  i * EW_META_BLOCK_SIZE,
-						  idx + i, md->map, error);
-			if (ret) {
-				struct ew_md_fix_ckpt f = { idx + i, &why };
-
-				if (ew_md_mfix(md, md->altbuf,
-					       sb->ckpt_start[sb->ckpt_area] +
-					       idx + i, 1, ew_md_fix_ckpt,
-					       &f) >= 0) {
-					ret = 0;
-					continue;
-				}
-				DMERR("checkpoint area %u block %llu (metadata block %llu): %s",
-				      sb->ckpt_area, idx + i,
-				      sb->ckpt_start[sb->ckpt_area] + idx + i,
-				      *error);
-				return ret;
-			}
-		}
-		cond_resched();
-	}
-	/*
-	 * The journal, a few slots per read, more each read (never past
-	 * the ring's end): block after block until the first that is not
-	 * the next.
-	 */
 	seq = sb->journal_seq;
 	n = 0;		/* slots in iobuf, from seq */
 	want = 0;	/* slots the next read asks for */
@@ -2201,7 +2287,10 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 		 */
 		if (ret <= 0) {
 			struct ew_meta_jslot_res js2;
-			struct ew_md_fix_journal f = { seq, cp, &js2, &why };
+			struct ew_md_fix_journal f = {
+				seq, ew_meta_journal_blocknr(sb, seq), cp,
+				&js2, &why
+			};
 
 			if (ew_md_mfix(md, md->altbuf,
 				       ew_meta_journal_blocknr(sb, seq),
@@ -2219,7 +2308,8 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 		}
 		if (!ret)
 			break;
-		ew_md_warn_damaged(sb, seq, js.damaged);
+		ew_md_warn_damaged(seq, ew_meta_journal_blocknr(sb, seq),
+				   js.damaged);
 		res->damaged += hweight32(js.damaged);
 		res->records += js.records;
 		seq++;
@@ -2250,6 +2340,205 @@ static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
 			return ret;
 		}
 	}
+	*endp = seq;
+	return 0;
+}
+
+/*
+ * jfree: the journal area of metadata copy c, every slot's live block
+ * added to x.  A read error on one of several live copies leaves its
+ * range to the others (*skipped set).
+ */
+static int ew_md_jscan_copy(struct ew_md *md, u32 c, struct ew_meta_jindex *x,
+			    bool *skipped, const char **error)
+{
+	struct ew_meta_sb *sb = &md->sb;
+	u64 slot, n, i, seq, bn;
+	int ret;
+
+	*skipped = false;
+	for (slot = 0; slot < sb->journal_slots; slot += n) {
+		n = min_t(u64, EW_MD_BULK_SLOTS, sb->journal_slots - slot);
+		bn = ew_meta_jslot_blocknr(sb, slot);
+		ret = ew_md_cread(md, c, md->iobuf, bn,
+				  n * EW_META_JOURNAL_COPIES);
+		if (ret && hweight32(md->mlive) > 1) {
+			DMWARN("metadata copy %u: journal %llu-%llu unreadable (%d): skipped",
+			       c, bn, bn + n * EW_META_JOURNAL_COPIES - 1, ret);
+			*skipped = true;
+			continue;
+		}
+		if (ret) {
+			*error = E_MD_READ;
+			return ret;
+		}
+		for (i = 0; i < n; i++, bn += EW_META_JOURNAL_COPIES) {
+			ret = ew_meta_jslot_seq(sb, bn, md->iobuf + i *
+						EW_META_JSLOT_SIZE, &seq, error);
+			if (ret > 0)
+				ret = ew_meta_jindex_add(x, seq, slot + i,
+							 error);
+			if (ret < 0) {
+				DMERR("metadata copy %u: journal slot %llu (block %llu): %s",
+				      c, slot + i, bn, *error);
+				return ret;
+			}
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * jfree: every slot of the journal area, on every live copy, read in
+ * bulk and indexed by the live journal block it holds
+ * (ew_meta_jslot_seq(): the union of the copies, so that a block one
+ * copy lost is not taken for the end); then the blocks replayed in seq
+ * order, each read from the source copy, or from another copy's same
+ * slot when the source's does not check.  A read error on one of
+ * several copies leaves that copy's range out, as long as one copy was
+ * read whole (else the load fails: the union could miss a block); a
+ * corrupt slot, a block in two slots, a lost block before the end or one
+ * from the future refuses the load, as in the ring.  *endp: the first
+ * seq no slot holds.
+ */
+static int ew_md_recover_jfree(struct ew_md *md,
+			       struct ew_md_open_result *res,
+			       const char **error, struct ew_meta_copies *cp,
+			       u64 *endp)
+{
+	struct ew_meta_sb *sb = &md->sb;
+	struct ew_meta_jindex x = { .base = sb->journal_seq,
+				    .n = sb->journal_slots };
+	struct ew_meta_jslot_res js;
+	const char *why = NULL;
+	u64 slot, i, seq, bn, end, total = sb->journal_slots;
+	bool skipped, whole = false;
+	u32 c;
+	int ret;
+
+	x.slot = kvcalloc(x.n, sizeof(u32), GFP_KERNEL);
+	if (!x.slot) {
+		*error = E_MD_NOMEM;
+		return -ENOMEM;
+	}
+	for (c = 0; c < md->nmdev; c++) {
+		if (!(md->mlive & BIT(c)))
+			continue;
+		ret = ew_md_jscan_copy(md, c, &x, &skipped, error);
+		if (ret)
+			goto out;
+		whole |= !skipped;
+	}
+	/* the union is whole only if one copy was read whole */
+	if (!whole) {
+		*error = E_MD_READ;
+		ret = -EIO;
+		goto out;
+	}
+	ret = ew_meta_jindex_end(&x, &end, error);
+	if (ret) {
+		DMERR("journal seq %llu (in no slot): %s", end, *error);
+		goto out;
+	}
+	for (seq = x.base; seq < end; seq++) {
+		slot = x.slot[seq - x.base] - 1;
+		bn = ew_meta_jslot_blocknr(sb, slot);
+		ret = ew_md_mread(md, md->iobuf, bn, EW_META_JOURNAL_COPIES);
+		if (ret) {
+			*error = E_MD_READ;
+			goto out;
+		}
+		ret = ew_meta_replay_block_at(sb, &md->g, md->map, seq, bn,
+					      md->iobuf, cp, &js, error);
+		if (ret <= 0) {
+			struct ew_meta_jslot_res js2;
+			struct ew_md_fix_journal f = { seq, bn, cp, &js2, &why };
+
+			if (ew_md_mfix(md, md->altbuf, bn,
+				       EW_META_JOURNAL_COPIES,
+				       ew_md_fix_journal, &f) >= 0) {
+				js = js2;
+				ret = 1;
+			} else if (!ret) {
+				/* the copy that held it no longer checks */
+				*error = why ? why : E_MD_READ;
+				ret = -EIO;
+			}
+		}
+		if (ret < 0) {
+			DMERR("journal seq %llu, metadata block %llu (copy %u): %s",
+			      seq, bn + min_t(u32, js.bad_copy, 1),
+			      js.bad_copy, *error);
+			goto out;
+		}
+		ew_md_warn_damaged(seq, bn, js.damaged);
+		res->damaged += hweight32(js.damaged);
+		res->records += js.records;
+		md->jslot_seq[slot] = seq;
+		div64_u64_rem(seq, total, &i);
+		md->jslot_of[i] = slot;
+		cond_resched();
+	}
+	res->replayed = end - sb->journal_seq;
+	*endp = end;
+	ret = 0;
+out:
+	kvfree(x.slot);
+	return ret;
+}
+
+/* Steps 2-5 of recovery on a superblock picked from the slots. */
+static int ew_md_recover(struct ew_md *md, struct ew_md_open_result *res,
+			 const char **error, struct ew_meta_copies *cp)
+{
+	struct ew_meta_sb *sb = &md->sb;
+	const char *why = NULL;
+	u64 idx, n, i, seq, l;
+	u32 r;
+	int ret;
+
+	/* checkpoint */
+	for (idx = 0; sb->ckpt_seq && idx < sb->ckpt_blocks; idx += n) {
+		n = min_t(u64, EW_MD_BULK_BLOCKS, sb->ckpt_blocks - idx);
+		ret = ew_md_mread(md, md->iobuf,
+				  sb->ckpt_start[sb->ckpt_area] + idx, n);
+		if (ret) {
+			*error = E_MD_READ;
+			return ret;
+		}
+		for (i = 0; i < n; i++) {
+			ret = ew_meta_ckpt_decode(sb, md->iobuf +
+						  i * EW_META_BLOCK_SIZE,
+						  idx + i, md->map, error);
+			if (ret) {
+				struct ew_md_fix_ckpt f = { idx + i, &why };
+
+				if (ew_md_mfix(md, md->altbuf,
+					       sb->ckpt_start[sb->ckpt_area] +
+					       idx + i, 1, ew_md_fix_ckpt,
+					       &f) >= 0) {
+					ret = 0;
+					continue;
+				}
+				DMERR("checkpoint area %u block %llu (metadata block %llu): %s",
+				      sb->ckpt_area, idx + i,
+				      sb->ckpt_start[sb->ckpt_area] + idx + i,
+				      *error);
+				return ret;
+			}
+		}
+		cond_resched();
+	}
+	ret = ew_md_jslots_alloc(md);
+	if (ret) {
+		*error = E_MD_NOMEM;
+		return ret;
+	}
+	ret = sb->jfree ? ew_md_recover_jfree(md, res, error, cp, &seq) :
+	      ew_md_recover_ring(md, res, error, cp, &seq);
+	if (ret)
+		return ret;
 	/* the check's bitmaps are the free maps' used blocks: kept */
 	res->used = kvcalloc(ew_meta_map_used_words(&md->g) * md->g.p.nr_disks,
 			     sizeof(u64), GFP_KERNEL);
@@ -2391,6 +2680,9 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 	md->page_ctx = cfg->page_ctx;
 	md->commit = cfg->commit;
 	md->commit_ctx = cfg->commit_ctx;
+	md->jplace = cfg->jplace;
+	md->jdone = cfg->jdone;
+	md->jplace_ctx = cfg->jplace_ctx;
 	md->copy_nr = cfg->t->journal_copy;
 	if (md->copy_nr) {
 		md->copy = kvcalloc(md->copy_nr, sizeof(*md->copy), GFP_KERNEL);
@@ -2449,6 +2741,11 @@ int ew_md_open(const struct ew_md_config *cfg, struct ew_md **out,
 		if (ret)
 			goto bad;
 		res->formatted = true;
+		ret = ew_md_jslots_alloc(md);
+		if (ret) {
+			*error = E_MD_NOMEM;
+			goto bad;
+		}
 		md->open_seq = md->sb.journal_seq;
 		md->durable_seq = md->open_seq - 1;
 	} else if (ret) {
@@ -2571,6 +2868,8 @@ void ew_md_close(struct ew_md *md)
 	kvfree(md->copy_free);
 	kvfree(md->copy_fifo);
 	kvfree(md->copy_dirty);
+	kvfree(md->jslot_seq);
+	kvfree(md->jslot_of);
 	kfree(md);
 }
 

@@ -1,5 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * A journal slot to choose (jfree): slot k is slot_sectors sectors at
+ * lba0 + k * slot_sectors of each of the holders (member indexes, the
+ * live metadata copies); is_free(ctx, k) says whether it may be written;
+ * hint: where to start looking for a free one without placement.
+ */
+struct ew_md_jplace {
+	u32 nholders;
+	u32 holder[EW_META_MAX_COPIES];
+	u64 lba0;
+	u32 slot_sectors;
+	u32 nslots;
+	u32 hint;
+	bool (*is_free)(void *ctx, u32 slot);
+	void *ctx;
+};
+
+/*
  * dm-eagerwrite-metadata.h - the persistent metadata of an eagerwrite
  * array: open (format or recover), the journal, commit, checkpoint, the
  * clean flag and the failure latch.  The on-disk format is the core's
@@ -63,6 +80,16 @@ struct ew_md_config {
 	 */
 	void (*commit)(void *ctx);
 	void *commit_ctx;
+	/*
+	 * jfree (the metadata on the members): the journal slot a commit
+	 * writes, chosen over the holders' predicted heads (under *lock;
+	 * returns q->nslots when none suits: the next free one is taken);
+	 * then the write of that slot ended (process context).  NULL: the
+	 * next free slot.
+	 */
+	u32 (*jplace)(void *ctx, const struct ew_md_jplace *q);
+	void (*jdone)(void *ctx, const struct ew_md_jplace *q, u32 slot);
+	void *jplace_ctx;
 };
 
 /* What opening found. */

@@ -474,6 +474,9 @@ static int ew_array_load(struct ew_array *a, struct ew_target *t,
 		.page_ctx = a,
 		.commit = ew_md_commit_kick,
 		.commit_ctx = a,
+		.jplace = ew_jplace,
+		.jdone = ew_jdone,
+		.jplace_ctx = a,
 	};
 	struct ew_md_open_result res;
 	const char *error = "Cannot load the metadata";

@@ -491,6 +491,15 @@ struct ew_array {
 	 * eager writes' completions, copied into every pd[].lead_ns.
 	 */
 	u64 lead_ns;
+	/*
+	 * The journal slots' own lead, past lead_ns (the commit worker's
+	 * path: the block sealed after its slot is chosen, then dm_io),
+	 * learned as lead_ns is; jpick_ns and jpred_ns: when the last slot
+	 * was chosen and its predicted service (0: none predicted)
+	 */
+	u64 jlead_ns;
+	u64 jpick_ns;
+	u64 jpred_ns;
 	u64 repairs;			/* replicas rewritten after a bad read */
 	/* blocks whose only current replica was on a replaced member */
 	unsigned long *lost;
@@ -738,6 +747,9 @@ void ew_head_sent(struct ew_array *a, u32 disk, u32 pblock, u64 now,
 void ew_head_done(struct ew_array *a, u32 disk, u32 pblock,
 		  u64 start_ns, u64 pred_ns, u64 end_ns);
 void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now);
+/* The metadata's journal slots on the holders (struct ew_md_config). */
+u32 ew_jplace(void *ctx, const struct ew_md_jplace *q);
+void ew_jdone(void *ctx, const struct ew_md_jplace *q, u32 slot);
 void ew_members_nonrot(struct ew_array *a);
 void ew_defer_free(struct ew_array *a, u32 disk, u32 pblock);
 void ew_epoch_exit(struct ew_array *a, u8 epoch);
