@@ -11,7 +11,8 @@
  * out by hand.  Then: which candidate disk takes a write (idle first,
  * then the shortest queue, then the nearest free block), which replica a
  * read goes to (the one reached first), and SATF-EW's choice between
- * the nearest queued read and an eager write.
+ * the nearest queued read and an eager write, and the journal slot two
+ * holders reach first.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -744,6 +745,78 @@ static void ew_place_wang_bound(struct kunit *test)
 	ew_freemap_destroy(fm);
 }
 
+/* ew_place_jslot(): slots of 8 sectors from lba 100, free when bit clear. */
+static bool ew_jslot_free(void *ctx, u32 slot)
+{
+	const u64 *used = ctx;
+
+	return !(used[slot / 64] & BIT_ULL(slot % 64));
+}
+
+/*
+ * The journal slot two holders reach first: with 120 slots (no more than
+ * EW_PLACE_JSLOT_WINDOW + 1: all within the window of any head) the
+ * brute-force best of every free slot, for random heads, times and
+ * taken slots; non-rotational holders take the first free slot from
+ * the hint; none free gives nslots.
+ */
+static void ew_place_jslot_brute(struct kunit *test)
+{
+	struct ew_pl *pl = ew_pl_setup(test);
+	const struct ew_pdisk *pds[2] = { &pl->pd[0], &pl->pd[1] };
+	struct rnd_state rnd;
+	struct ew_access a;
+	u64 used[4], now, cost, end, best_end;
+	u32 round, k, slot, best, i;
+
+	prandom_seed_state(&rnd, 42);
+	for (round = 0; round < 100; round++) {
+		for (i = 0; i < 4; i++)
+			used[i] = ((u64)prandom_u32_state(&rnd) << 32) |
+				  prandom_u32_state(&rnd);
+		for (i = 0; i < 2; i++) {
+			pl->head[i].cyl = prandom_u32_state(&rnd) % 20;
+			pl->head[i].head = prandom_u32_state(&rnd) % 2;
+		}
+		now = prandom_u32_state(&rnd) % (12 * MS);
+		slot = ew_place_jslot(pds, 2, 100, 8, 120, 0, ew_jslot_free,
+				      used, now, &cost);
+		best = 120;
+		best_end = ~0ULL;
+		for (k = 0; k < 120; k++) {
+			if (!ew_jslot_free(used, k))
+				continue;
+			end = 0;
+			for (i = 0; i < 2; i++) {
+				ew_disk_predict(&pl->model, &pl->head[i], now,
+						100 + k * 8, 8, true, &a);
+				end = max(end, a.end_ns);
+			}
+			if (end < best_end) {
+				best_end = end;
+				best = k;
+			}
+		}
+		KUNIT_EXPECT_EQ(test, slot, best);
+		KUNIT_EXPECT_EQ(test, cost, best_end - now);
+	}
+	pl->pd[0].nonrot = true;
+	pl->pd[1].nonrot = true;
+	memset(used, 0xff, sizeof(used));
+	used[0] &= ~BIT_ULL(5);
+	used[2] &= ~BIT_ULL(0);		/* slot 128 */
+	KUNIT_EXPECT_EQ(test, ew_place_jslot(pds, 2, 100, 8, 200, 6,
+					     ew_jslot_free, used, now, &cost),
+			128U);
+	KUNIT_EXPECT_EQ(test, ew_place_jslot(pds, 2, 100, 8, 200, 129,
+					     ew_jslot_free, used, now, &cost),
+			5U);
+	memset(used, 0xff, sizeof(used));
+	KUNIT_EXPECT_EQ(test, ew_place_jslot(pds, 2, 100, 8, 200, 0,
+					     ew_jslot_free, used, now, &cost),
+			200U);
+}
+
 static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_nearest_by_hand),
 	KUNIT_CASE(ew_place_reached_by_hand),
@@ -755,6 +828,7 @@ static struct kunit_case ew_place_cases[] = {
 	KUNIT_CASE(ew_place_read_brute),
 	KUNIT_CASE(ew_place_satf),
 	KUNIT_CASE(ew_place_satf_brute),
+	KUNIT_CASE(ew_place_jslot_brute),
 	KUNIT_CASE(ew_place_wang_bound),
 	{}
 };
