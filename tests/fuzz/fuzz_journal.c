@@ -12,6 +12,9 @@
  * (the array with journal_copy) are tracked as recovery tracks them
  * (ew_meta_replay_block_copies()): a refused block leaves them as they
  * were, an applied one leaves only logical blocks of the array in them.
+ * The same slot is also scanned as JFREE's recovery scans the area
+ * (ew_meta_jslot_seq()): a seq within the window, nothing, or a refusal
+ * with a reason.
  */
 #include "fuzz_util.h"
 
@@ -27,11 +30,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	static int ready;
 	struct ew_meta_copies cp = { 0, cp_lblock, cp_seq };
 	struct ew_meta_jslot_res res;
+	struct ew_meta_sb jsb;
 	struct fuzz_array *a;
 	struct ew_map *m;
 	const char *why = NULL;
 	unsigned int flags, i;
-	u64 seq, lb;
+	u64 seq, lb, jseq;
 	u32 rep;
 	int ret;
 
@@ -58,6 +62,21 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	for (i = 0; i < 4; i++)
 		if (flags & (4U << i))
 			fuzz_reseal(slot + i * BS);
+
+	/*
+	 * JFREE's scan of the first slot, read where the ring would have
+	 * it: a live seq within the window, nothing, or a refusal that
+	 * says why.
+	 */
+	jsb = a->sb;
+	jsb.jfree = true;
+	why = NULL;
+	jseq = 0;
+	ret = ew_meta_jslot_seq(&jsb, ew_meta_journal_blocknr(&jsb, seq), slot,
+				&jseq, &why);
+	FUZZ_CHECK(ret == 0 || ret == 1 || (ret == -EINVAL && why));
+	FUZZ_CHECK(ret == 1 ? jseq >= jsb.journal_seq &&
+		   jseq - jsb.journal_seq < jsb.journal_slots : !jseq);
 
 	for (lb = 0; lb < m->nr_blocks; lb++) {
 		m->uptodate[lb] = 0;
