@@ -112,16 +112,22 @@ static void ew_lead_learn(struct ew_array *a, u32 disk, u64 pred_ns,
 		a->pd[i].lead_ns = lead;
 }
 
-void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
+/* A request not sent through ew_head_sent() ended at lba, nsect. */
+static void ew_head_seen_lba(struct ew_array *a, u32 disk, u64 lba,
+			     u32 nsect, u64 now)
 {
 	struct ew_member *m = &a->m[disk];
 
 	m->arm_known = true;
 	if (!m->head.inflight && !a->pd[disk].nonrot)
-		ew_head_complete(&m->model, &m->head,
-				 ew_disk_block_lba(&m->model, pblock,
-						   a->block_sectors),
-				 a->block_sectors, now);
+		ew_head_complete(&m->model, &m->head, lba, nsect, now);
+}
+
+void ew_head_seen(struct ew_array *a, u32 disk, u32 pblock, u64 now)
+{
+	ew_head_seen_lba(a, disk, ew_disk_block_lba(&a->m[disk].model, pblock,
+						    a->block_sectors),
+			 a->block_sectors, now);
 }
 
 /*
@@ -133,11 +139,8 @@ u32 ew_jplace(void *ctx, const struct ew_md_jplace *q)
 {
 	struct ew_array *a = ctx;
 	const struct ew_pdisk *pds[EW_META_MAX_COPIES];
-	u32 i, n = 0;
-	u64 cost;
-
-	u64 now = ew_now();
-	u32 slot;
+	u64 cost, now = ew_now();
+	u32 i, n = 0, slot;
 
 	lockdep_assert_held(&a->lock);
 	for (i = 0; i < q->nholders; i++)
@@ -170,10 +173,9 @@ u32 ew_jplace(void *ctx, const struct ew_md_jplace *q)
 void ew_jdone(void *ctx, const struct ew_md_jplace *q, u32 slot)
 {
 	struct ew_array *a = ctx;
-	struct ew_member *m;
 	unsigned long flags;
 	u64 now = ew_now();
-	u32 i, h;
+	u32 i;
 
 	spin_lock_irqsave(&a->lock, flags);
 	/* a slot passed under the head before the write came: more lead */
@@ -182,17 +184,11 @@ void ew_jdone(void *ctx, const struct ew_md_jplace *q, u32 slot)
 						   now - a->jpick_ns,
 						   a->m[q->holder[0]].model.p.rotation_ns);
 	a->jpred_ns = 0;
-	for (i = 0; i < q->nholders; i++) {
-		h = q->holder[i];
-		if (h >= a->nr)
-			continue;
-		m = &a->m[h];
-		m->arm_known = true;
-		if (!m->head.inflight && !a->pd[h].nonrot)
-			ew_head_complete(&m->model, &m->head,
+	for (i = 0; i < q->nholders; i++)
+		if (q->holder[i] < a->nr)
+			ew_head_seen_lba(a, q->holder[i],
 					 q->lba0 + (u64)slot * q->slot_sectors,
 					 q->slot_sectors, now);
-	}
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 

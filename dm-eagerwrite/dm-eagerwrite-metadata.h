@@ -1,22 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A journal slot to choose (jfree): slot k is slot_sectors sectors at
- * lba0 + k * slot_sectors of each of the holders (member indexes, the
- * live metadata copies); is_free(ctx, k) says whether it may be written;
- * hint: where to start looking for a free one without placement.
- */
-struct ew_md_jplace {
-	u32 nholders;
-	u32 holder[EW_META_MAX_COPIES];
-	u64 lba0;
-	u32 slot_sectors;
-	u32 nslots;
-	u32 hint;
-	bool (*is_free)(void *ctx, u32 slot);
-	void *ctx;
-};
-
-/*
  * dm-eagerwrite-metadata.h - the persistent metadata of an eagerwrite
  * array: open (format or recover), the journal, commit, checkpoint, the
  * clean flag and the failure latch.  The on-disk format is the core's
@@ -41,6 +24,23 @@ struct ew_md_jplace {
 #include "core/ew_meta.h"
 
 struct ew_md;
+
+/*
+ * A journal slot to choose (jfree): slot k is slot_sectors sectors at
+ * lba0 + k * slot_sectors of each of the holders (member indexes, the
+ * live metadata copies); is_free(ctx, k) says whether it may be written;
+ * hint: where to start looking for a free one without placement.
+ */
+struct ew_md_jplace {
+	u32 nholders;
+	u32 holder[EW_META_MAX_COPIES];
+	u64 lba0;
+	u32 slot_sectors;
+	u32 nslots;
+	u32 hint;
+	bool (*is_free)(void *ctx, u32 slot);
+	void *ctx;
+};
 
 struct ew_md_config {
 	/*
